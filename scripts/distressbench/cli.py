@@ -1,0 +1,118 @@
+"""The `distressbench` command: synth, gate, build, sql, tables, report, bench."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from distressbench import paths
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    from distressbench.synth import SynthConfig, write_release
+
+    config = SynthConfig(
+        seed=args.seed,
+        n_tasks=args.tasks,
+        n_models=args.models,
+        judge_samples=args.judge_samples,
+    )
+    write_release(Path(args.out_dir), config)
+    print(f"wrote synthetic release to {args.out_dir}")
+    return 0
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from distressbench.gate import run_gate
+
+    release = Path(args.release_dir)
+    if not release.is_dir():
+        print(f"gate: no such release folder: {release}", file=sys.stderr)
+        return 2
+    report = run_gate(release, report_path=Path(args.report) if args.report else None)
+    return 0 if report.passed else 1
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from distressbench.build import build
+
+    release = Path(args.release_dir) if args.release_dir else None
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    return build(release, warehouse, force=args.force)
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    from distressbench.warehouse import print_query
+
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    return print_query(args.query, warehouse)
+
+
+def _cmd_tables(args: argparse.Namespace) -> int:
+    from distressbench.tables import export_tables
+
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    written = export_tables(warehouse, fmt=args.format, out_dir=Path(args.out))
+    for path in written:
+        print(path)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from distressbench.report import write_report
+
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    out = write_report(warehouse, Path(args.out))
+    print(out)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="distressbench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    synth = sub.add_parser("synth", help="write a synthetic release that follows the contract")
+    synth.add_argument("out_dir")
+    synth.add_argument("--seed", type=int, default=20261101)
+    synth.add_argument("--tasks", type=int, default=718)
+    synth.add_argument("--models", type=int, default=25, help="ranked models (plus one clinician reference)")
+    synth.add_argument("--judge-samples", type=int, default=3)
+    synth.set_defaults(func=_cmd_synth)
+
+    gate = sub.add_parser("gate", help="check a release against the contract")
+    gate.add_argument("release_dir")
+    gate.add_argument("--report", help="also write the results as JSON to this file")
+    gate.set_defaults(func=_cmd_gate)
+
+    build = sub.add_parser("build", help="gate, build, audit and publish a release")
+    build.add_argument("release_dir", nargs="?", help="default: the embedded synthetic release")
+    build.add_argument("--warehouse", help="default: DISTRESSBENCH_WAREHOUSE or warehouse/distressbench.duckdb")
+    build.add_argument("--force", action="store_true", help="republish a release id with different content")
+    build.set_defaults(func=_cmd_build)
+
+    sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
+    sql.add_argument("query")
+    sql.add_argument("--warehouse")
+    sql.set_defaults(func=_cmd_sql)
+
+    tables = sub.add_parser("tables", help="export the paper tables")
+    tables.add_argument("--format", choices=("csv", "md", "latex"), default="md")
+    tables.add_argument("--out", default="reports/tables")
+    tables.add_argument("--warehouse")
+    tables.set_defaults(func=_cmd_tables)
+
+    report = sub.add_parser("report", help="write the offline HTML report")
+    report.add_argument("--out", default="reports/distressbench-report.html")
+    report.add_argument("--warehouse")
+    report.set_defaults(func=_cmd_report)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
