@@ -1,0 +1,191 @@
+{#- The paper's corpus table in long form: one row per (section, item, statistic). -#}
+with
+
+release as (
+    select release_id from {{ ref('stg_release__manifest') }}
+),
+
+tasks as (
+    select * from {{ ref('stg_release__tasks') }}
+),
+
+criteria as (
+    select * from {{ ref('stg_release__criteria') }}
+),
+
+models as (
+    select * from {{ ref('stg_release__models') }}
+),
+
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
+verdicts as (
+    select * from {{ ref('int_verdicts_voted') }}
+),
+
+adjudicated as (
+    select * from {{ ref('int_calibration_labels_adjudicated') }}
+),
+
+subcategories as (
+    select * from {{ ref('subcategories') }}
+),
+
+dimensions as (
+    select * from {{ ref('dimensions') }}
+),
+
+tasks_by_subcategory as (
+    select
+        'tasks_by_subcategory' as section,
+        subcategories.subcategory_id as item,
+        'n_tasks' as statistic,
+        count(tasks.task_id)::double as value,
+    from subcategories
+    left join tasks
+        on subcategories.subcategory_id = tasks.subcategory
+    group by subcategories.subcategory_id
+),
+
+tasks_by_turn_type as (
+    select
+        'tasks_by_turn_type' as section,
+        turn_type as item,
+        'n_tasks' as statistic,
+        count(*)::double as value,
+    from tasks
+    group by turn_type
+),
+
+criteria_counts as (
+    select
+        task_id,
+        count(*) as n_criteria,
+    from criteria
+    group by task_id
+),
+
+criteria_per_task as (
+    unpivot (
+        select
+            min(n_criteria)::double as min,
+            {{ median_of('n_criteria') }}::double as median,
+            max(n_criteria)::double as max,
+            avg(n_criteria)::double as mean,
+        from criteria_counts
+    )
+    on min, median, max, mean
+    into name statistic value value
+),
+
+criteria_per_task_rows as (
+    select
+        'criteria_per_task' as section,
+        'all' as item,
+        statistic,
+        value,
+    from criteria_per_task
+),
+
+weight_distribution as (
+    select
+        'weight_distribution' as section,
+        weight::varchar as item,
+        'n_criteria' as statistic,
+        count(*)::double as value,
+    from criteria
+    group by weight
+),
+
+dimension_totals as (
+    select
+        dimensions.dimension_id as item,
+        count(criteria.criterion_id) as n_criteria,
+        coalesce(sum(criteria.weight), 0) as weight_total,
+    from dimensions
+    left join criteria
+        on dimensions.dimension_id = criteria.dimension
+    group by dimensions.dimension_id
+),
+
+dimension_shares as (
+    unpivot (
+        select
+            item,
+            n_criteria::double as n_criteria,
+            n_criteria / sum(n_criteria) over () as criteria_share,
+            weight_total / sum(weight_total) over () as weight_share,
+        from dimension_totals
+    )
+    on n_criteria, criteria_share, weight_share
+    into name statistic value value
+),
+
+dimension_rows as (
+    select
+        'dimension' as section,
+        item,
+        statistic,
+        value,
+    from dimension_shares
+),
+
+counts as (
+    select 'n_tasks' as statistic, count(*)::double as value from tasks
+    union all
+    select 'n_criteria', count(*)::double from criteria
+    union all
+    select 'n_models', count(*) filter (where is_ranked)::double from models
+    union all
+    select 'n_clinician_references', count(*) filter (where not is_ranked)::double from models
+    union all
+    select 'n_responses', count(*)::double from responses
+    union all
+    select 'n_empty_responses', count(*) filter (where is_empty)::double from responses
+    union all
+    select 'n_judge_labels', sum(n_labels)::double from verdicts
+    union all
+    select 'n_verdicts', count(*)::double from verdicts
+    union all
+    select 'n_calibrated_pairs', count(*)::double from adjudicated
+    union all
+    select 'n_calibrated_pairs_tied', count(*) filter (where is_tie)::double from adjudicated
+),
+
+count_rows as (
+    select
+        'counts' as section,
+        'all' as item,
+        statistic,
+        value,
+    from counts
+),
+
+unioned as (
+    select * from tasks_by_subcategory
+    union all
+    select * from tasks_by_turn_type
+    union all
+    select * from criteria_per_task_rows
+    union all
+    select * from weight_distribution
+    union all
+    select * from dimension_rows
+    union all
+    select * from count_rows
+),
+
+final as (
+    select
+        release.release_id,
+        unioned.section,
+        unioned.item,
+        unioned.statistic,
+        unioned.value,
+    from unioned
+    cross join release
+)
+
+select * from final

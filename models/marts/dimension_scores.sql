@@ -1,0 +1,48 @@
+{#- dimension score(model, d) = mean, over the tasks with at least one criterion in d, of the
+    weighted fraction met within d. -#}
+with
+
+release as (
+    select release_id from {{ ref('stg_release__manifest') }}
+),
+
+models as (
+    select * from {{ ref('stg_release__models') }}
+),
+
+dimensions as (
+    select * from {{ ref('dimensions') }}
+),
+
+cell_dimensions as (
+    select * from {{ ref('int_cell_dimensions_scored') }}
+),
+
+scored as (
+    select
+        model_id,
+        dimension,
+        count(*) as n_tasks,
+        avg(score) as score,
+    from cell_dimensions
+    group by model_id, dimension
+),
+
+final as (
+    select
+        release.release_id,
+        scored.model_id,
+        models.kind,
+        scored.dimension,
+        dimensions.kind as dimension_kind,
+        scored.n_tasks,
+        scored.score,
+    from scored
+    inner join models
+        on scored.model_id = models.model_id
+    inner join dimensions
+        on scored.dimension = dimensions.dimension_id
+    cross join release
+)
+
+select * from final

@@ -1,0 +1,101 @@
+{#- The paper's headline numbers, one row per metric, beside the paper's values. -#}
+with
+
+model_scores as (
+    select * from {{ ref('model_scores') }}
+),
+
+recognized_not_routed as (
+    select * from {{ ref('recognized_not_routed') }}
+),
+
+turn_type_scores as (
+    select * from {{ ref('turn_type_scores') }}
+),
+
+dimension_summary as (
+    select * from {{ ref('dimension_summary') }}
+),
+
+paper_values as (
+    select * from {{ ref('paper_values') }}
+),
+
+model_metrics as (
+    unpivot (
+        select
+            release_id,
+            max(score) filter (where kind = 'model') as best_model_score,
+            {{ median_of('score') }} filter (where kind = 'model') as median_model_score,
+            max(score) filter (where kind = 'clinician_reference') as clinician_reference_score,
+        from model_scores
+        group by release_id
+    )
+    on best_model_score, median_model_score, clinician_reference_score
+    into name metric value value
+),
+
+routing_metrics as (
+    select
+        release_id,
+        'recognized_not_routed_rate' as metric,
+        rate as value,
+    from recognized_not_routed
+    where is_pooled
+),
+
+turn_type_metrics as (
+    unpivot (
+        select
+            release_id,
+            max(score) filter (where turn_type = 'single') as single_turn_score,
+            max(score) filter (where turn_type = 'multi') as multi_turn_score,
+            max(score) filter (where turn_type = 'multi')
+            - max(score) filter (where turn_type = 'single') as multi_minus_single,
+        from turn_type_scores
+        where is_pooled
+        group by release_id
+    )
+    on single_turn_score, multi_turn_score, multi_minus_single
+    into name metric value value
+),
+
+dimension_metrics as (
+    select
+        release_id,
+        'best_' || dimension || '_score' as metric,
+        best_score as value,
+    from dimension_summary
+    union all
+    select
+        release_id,
+        'median_' || dimension || '_score' as metric,
+        median_score as value,
+    from dimension_summary
+),
+
+unioned as (
+    select * from model_metrics
+    union all
+    select * from routing_metrics
+    union all
+    select * from turn_type_metrics
+    union all
+    select * from dimension_metrics
+),
+
+final as (
+    select
+        unioned.release_id,
+        unioned.metric,
+        unioned.value,
+        null::double as ci_low,
+        null::double as ci_high,
+        paper_values.paper_value,
+        unioned.value - paper_values.paper_value as difference_from_paper,
+    from unioned
+    left join paper_values
+        on unioned.metric = paper_values.metric
+)
+
+select * from final

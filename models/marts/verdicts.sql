@@ -1,0 +1,30 @@
+{{ config(materialized='view') }}
+{#- A view: the verdicts are computed once, in int_verdicts_voted. -#}
+with
+
+release as (
+    select release_id from {{ ref('stg_release__manifest') }}
+),
+
+verdicts as (
+    select * from {{ ref('int_verdicts_voted') }}
+),
+
+final as (
+    select
+        release.release_id,
+        verdicts.response_id,
+        verdicts.model_id,
+        verdicts.task_id,
+        verdicts.criterion_id,
+        verdicts.dimension,
+        verdicts.weight,
+        verdicts.n_labels,
+        verdicts.n_met,
+        verdicts.is_empty_reply,
+        verdicts.is_met,
+    from verdicts
+    cross join release
+)
+
+select * from final

@@ -1,0 +1,16 @@
+with
+
+source as (
+    select * from {{ source('release', 'calibration_labels') }}
+),
+
+final as (
+    select
+        response_id,
+        criterion_id,
+        annotator_id,
+        met as is_met,
+    from source
+)
+
+select * from final

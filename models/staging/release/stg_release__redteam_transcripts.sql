@@ -1,0 +1,37 @@
+{#- The red-team annex is optional: a release without the file reads as an empty annex. -#}
+{%- set annex_path = env_var('DISTRESSBENCH_RELEASE', 'data/releases/synthetic-default') ~ '/redteam_transcripts.parquet' -%}
+{%- set has_annex = true -%}
+{%- if execute -%}
+    {%- set found = run_query("select count(*) from glob('" ~ annex_path | replace("'", "''") ~ "')") -%}
+    {%- set has_annex = found.columns[0].values()[0] > 0 -%}
+{%- endif -%}
+
+with
+
+{% if has_annex -%}
+source as (
+    select * from {{ source('release', 'redteam_transcripts') }}
+),
+{%- else -%}
+source as (
+    select
+        null::varchar as transcript_id,
+        null::integer as turn_index,
+        null::varchar as role,
+        null::varchar as content,
+        null::varchar as model_id,
+    where false
+),
+{%- endif %}
+
+final as (
+    select
+        transcript_id,
+        turn_index,
+        role,
+        content as turn_text,
+        model_id,
+    from source
+)
+
+select * from final
