@@ -21,6 +21,10 @@ paper_values as (
     select * from {{ ref('paper_values') }}
 ),
 
+bootstrap as (
+    select * from {{ ref('int_bootstrap_resampled') }}
+),
+
 model_metrics as (
     unpivot (
         select
@@ -89,11 +93,14 @@ final as (
         unioned.release_id,
         unioned.metric,
         unioned.value,
-        null::double as ci_low,
-        null::double as ci_high,
+        bootstrap.ci_low,
+        bootstrap.ci_high,
         paper_values.paper_value,
         unioned.value - paper_values.paper_value as difference_from_paper,
     from unioned
+    left join bootstrap
+        on unioned.metric = bootstrap.statistic
+        and bootstrap.model_id is null
     left join paper_values
         on unioned.metric = paper_values.metric
 )

@@ -13,6 +13,14 @@ cells as (
     select * from {{ ref('int_cells_scored') }}
 ),
 
+bootstrap as (
+    select * from {{ ref('int_bootstrap_resampled') }}
+),
+
+pair_differences as (
+    select * from {{ ref('model_pair_differences') }}
+),
+
 scored as (
     select
         model_id,
@@ -39,6 +47,33 @@ ranked as (
         on models.model_id = scored.model_id
 ),
 
+intervals as (
+    select
+        model_id,
+        ci_low,
+        ci_high,
+    from bootstrap
+    where statistic = 'model_score'
+),
+
+tie_groups as (
+    -- walking down the ranking, a new group starts below every pair whose paired
+    -- difference is clearly non-zero
+    select
+        ranked.model_id,
+        1 + coalesce(
+            sum(case when pair_differences.is_separated then 1 else 0 end) over (
+                order by ranked.score desc, ranked.model_id asc
+                rows between unbounded preceding and current row
+            ),
+            0
+        )::integer as tie_group,
+    from ranked
+    left join pair_differences
+        on ranked.model_id = pair_differences.next_model_id
+    where ranked.kind = 'model'
+),
+
 final as (
     select
         release.release_id,
@@ -48,11 +83,15 @@ final as (
         ranked.kind,
         ranked.n_tasks,
         ranked.score,
-        null::double as ci_low,
-        null::double as ci_high,
+        intervals.ci_low,
+        intervals.ci_high,
         ranked.rank,
-        null::integer as tie_group,
+        tie_groups.tie_group,
     from ranked
+    left join intervals
+        on ranked.model_id = intervals.model_id
+    left join tie_groups
+        on ranked.model_id = tie_groups.model_id
     cross join release
 )
 
