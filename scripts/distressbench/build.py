@@ -156,22 +156,22 @@ def audit(database: Path, release_dir: Path) -> None:
             listed = files.get(contract.file_name(table))
             if listed is None:
                 continue
-            (rows,) = connection.sql(f"select count(*) from staging.stg_release__{table}").fetchone()
+            (rows,) = connection.execute(f"select count(*) from staging.stg_release__{table}").fetchone()
             if rows != listed["rows"]:
                 problems.append(f"staging.stg_release__{table} has {rows} rows, the manifest says {listed['rows']}")
         n_tasks = files[contract.file_name("tasks")]["rows"]
         n_models = files[contract.file_name("models")]["rows"]
-        (cells,) = connection.sql("select count(*) from marts.cell_scores").fetchone()
+        (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
         if cells != n_tasks * n_models:
             problems.append(f"marts.cell_scores has {cells} rows, expected {n_tasks} tasks x {n_models} models")
-        (labels,) = connection.sql("select coalesce(sum(n_labels), 0) from marts.verdicts").fetchone()
+        (labels,) = connection.execute("select coalesce(sum(n_labels), 0) from marts.verdicts").fetchone()
         if labels != files[contract.file_name("judge_labels")]["rows"]:
             problems.append(f"marts.verdicts counts {labels} judge labels, the manifest lists {files['judge_labels.parquet']['rows']}")
         connection.execute("checkpoint")
     if problems:
         raise StageFailed("audit", "; ".join(problems))
     with duckdb.connect(str(database), read_only=True) as connection:
-        (metrics,) = connection.sql("select count(*) from marts.headline_metrics").fetchone()
+        (metrics,) = connection.execute("select count(*) from marts.headline_metrics").fetchone()
     if metrics == 0:
         raise StageFailed("audit", "marts.headline_metrics is empty")
 
@@ -229,10 +229,16 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         with _stage("gate"):
             report_path = layout.builds_dir / f"gate-{stamp}.json"
-            report = run_gate(release_dir, report_path=report_path)
+            report = run_gate(release_dir, report_path=report_path, echo=False)
             if not report.passed:
-                failed = [c.check for c in report.checks if not c.passed]
-                raise StageFailed("gate", f"the release breaks the contract ({', '.join(failed)}); report: {report_path}")
+                failures = [c.message for c in report.checks if not c.passed]
+                raise StageFailed(
+                    "gate",
+                    f"the release breaks the contract in {len(failures)} check(s):\n  "
+                    + "\n  ".join(failures)
+                    + f"\nfull report: {report_path}",
+                )
+            _say(f"[gate] {len(report.checks)} checks passed")
         release_id = str(read_manifest(release_dir)["release"])
         digest = manifest_sha256(release_dir)
         previous = _published_record(layout, release_id)
