@@ -7,5 +7,5 @@ select
 from {{ ref('model_scores') }}
 where ci_low is null
     or ci_high is null
-    or score < ci_low - 1e-12
-    or score > ci_high + 1e-12
+    or score < ci_low - 1e-9
+    or score > ci_high + 1e-9
