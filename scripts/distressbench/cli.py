@@ -18,7 +18,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         n_models=args.models,
         judge_samples=args.judge_samples,
     )
-    write_release(Path(args.out_dir), config)
+    write_release(Path(args.out_dir), config, progress=True)
     print(f"wrote synthetic release to {args.out_dir}")
     return 0
 
