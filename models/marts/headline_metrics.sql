@@ -69,21 +69,42 @@ dimension_metrics as (
         release_id,
         'best_' || dimension || '_score' as metric,
         best_score as value,
+        100 + 2 * display_order as display_order,
     from dimension_summary
     union all
     select
         release_id,
         'median_' || dimension || '_score' as metric,
         median_score as value,
+        101 + 2 * display_order as display_order,
     from dimension_summary
 ),
 
-unioned as (
+overall_metrics as (
     select * from model_metrics
     union all
     select * from routing_metrics
     union all
     select * from turn_type_metrics
+),
+
+overall_ordered as (
+    select
+        *,
+        case metric
+            when 'best_model_score' then 1
+            when 'median_model_score' then 2
+            when 'clinician_reference_score' then 3
+            when 'recognized_not_routed_rate' then 4
+            when 'single_turn_score' then 5
+            when 'multi_turn_score' then 6
+            when 'multi_minus_single' then 7
+        end as display_order,
+    from overall_metrics
+),
+
+unioned as (
+    select * from overall_ordered
     union all
     select * from dimension_metrics
 ),
@@ -92,6 +113,7 @@ final as (
     select
         unioned.release_id,
         unioned.metric,
+        unioned.display_order,
         unioned.value,
         bootstrap.ci_low,
         bootstrap.ci_high,
