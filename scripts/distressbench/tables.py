@@ -1,0 +1,885 @@
+"""The paper's tables, read from the marts and rendered as CSV, Markdown, LaTeX or HTML.
+
+One definition layer, several renderers, so the formats cannot diverge:
+
+- a `TableSpec` is a SQL query on the marts (and the `reference` seeds, for labels and
+  order) plus display columns; a `Pivot` turns a long query result into one column per
+  dimension / model, its columns listed by a second query. Python only reshapes and
+  formats: every number comes from a mart as it is stored; nothing is recomputed.
+- `load_tables` runs every spec and returns `Table`s: the raw fields and rows, and the
+  display columns that say how to format them.
+- the renderers (`to_csv`, `to_markdown`, `to_latex`, `to_html`) read the same `Table`.
+
+Number formats. CSV carries the raw values: one column per stored field, scores and rates
+as fractions in [0, 1] with every digit (Python's shortest round-trip repr), so a CSV reads
+back to exactly the numbers in the marts. Markdown, LaTeX and HTML show what the paper
+prints: percentages with one decimal (the CSV value rounded half up), 95% intervals in
+brackets after the value, differences in percentage points with a sign, Cohen's kappa with
+three decimals, "—" for a missing value. Models are ordered by overall score (then
+model_id); the clinician reference has its own row after the ranked models and the
+summary rows, and is never ranked.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from distressbench.warehouse import connect_read_only
+
+FORMATS: dict[str, str] = {"csv": "csv", "md": "md", "latex": "tex"}
+MISSING = "—"
+MINUS = "−"
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _decimal(value: Any, *, scale: int, places: int) -> Decimal | None:
+    """value × 10**scale rounded half up to `places` decimals, from its shortest repr."""
+    if value is None:
+        return None
+    number = float(value)
+    if number != number:  # NaN
+        return None
+    exponent = Decimal(1).scaleb(-places)
+    return Decimal(repr(number)).scaleb(scale).quantize(exponent, rounding=ROUND_HALF_UP)
+
+
+def _signed_text(number: Decimal, *, plus: bool) -> str:
+    if number == 0:
+        return str(abs(number))
+    if number < 0:
+        return MINUS + str(-number)
+    return f"+{number}" if plus else str(number)
+
+
+def pct(value: Any) -> str:
+    """A fraction as a percentage with one decimal: 0.8885 -> '88.9'."""
+    number = _decimal(value, scale=2, places=1)
+    return MISSING if number is None else _signed_text(number, plus=False)
+
+
+def pp(value: Any) -> str:
+    """A difference of fractions in signed percentage points: -0.0081 -> '−0.8'."""
+    number = _decimal(value, scale=2, places=1)
+    return MISSING if number is None else _signed_text(number, plus=True)
+
+
+def ratio(value: Any) -> str:
+    """A ratio that is not a share (Cohen's kappa), three decimals."""
+    number = _decimal(value, scale=0, places=3)
+    return MISSING if number is None else _signed_text(number, plus=False)
+
+
+def count(value: Any) -> str:
+    """A count or other number: integers with thousands separators, else one decimal."""
+    if value is None or (isinstance(value, float) and value != value):
+        return MISSING
+    number = Decimal(repr(float(value))) if isinstance(value, float) else Decimal(int(value))
+    if number == number.to_integral_value():
+        return f"{int(number):,}"
+    return _signed_text(number.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP), plus=False)
+
+
+def text(value: Any) -> str:
+    return MISSING if value is None else str(value)
+
+
+def _pct_ci(value: Any, low: Any, high: Any) -> str:
+    if low is None or high is None:
+        return pct(value)
+    return f"{pct(value)} [{pct(low)}, {pct(high)}]"
+
+
+def _interval(low: Any, high: Any) -> str:
+    if low is None or high is None:
+        return MISSING
+    return f"[{count(low)}, {count(high)}]"
+
+
+def _statistic(value: Any, unit: Any) -> str:
+    return f"{pct(value)}%" if unit == "share" and value is not None else count(value)
+
+
+FORMATTERS: dict[str, Callable[..., str]] = {
+    "text": text,
+    "count": count,
+    "pct": pct,
+    "pct_ci": _pct_ci,
+    "pp": pp,
+    "ratio": ratio,
+    "interval": _interval,
+    "statistic": _statistic,
+}
+
+# --------------------------------------------------------------------------- definitions
+
+
+@dataclass(frozen=True)
+class Column:
+    """A display column: a header and how to format one or more raw fields."""
+
+    header: str
+    fmt: str
+    sources: tuple[str, ...]
+    group: str | None = None  # a spanner over adjacent columns (LaTeX, HTML)
+    latex_header: str | None = None
+    collapse: bool = False  # blank a value that repeats the row above (and all collapse columns left of it)
+
+    @property
+    def numeric(self) -> bool:
+        return self.fmt != "text"
+
+
+@dataclass(frozen=True)
+class Pivot:
+    """Spread a long query result into one raw field and one display column per key.
+
+    The query returns `index` fields, then `pivot_key` and `pivot_value`, in row order;
+    `columns_sql` returns (key, header, group) in column order."""
+
+    index: tuple[str, ...]
+    columns_sql: str
+    fmt: str = "pct"
+    field_prefix: str = ""
+    group_in_markdown: bool = True  # Markdown has no spanners: append the group to the header
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    key: str
+    slug: str
+    title: str
+    caption: str
+    sql: str
+    columns: tuple[Column, ...]
+    pivot: Pivot | None = None
+    wide: bool = False  # LaTeX: resize to the text width and turn the pivot headers
+
+    @property
+    def stem(self) -> str:
+        return f"{self.key.lower()}_{self.slug}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """One loaded table: raw fields and rows (what CSV writes) and display columns."""
+
+    spec: TableSpec
+    fields: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    columns: tuple[Column, ...]
+    _index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._index.update({name: i for i, name in enumerate(self.fields)})
+
+    def get(self, row: tuple[Any, ...], name: str) -> Any:
+        return row[self._index[name]]
+
+    def column_values(self, name: str) -> list[Any]:
+        i = self._index[name]
+        return [row[i] for row in self.rows]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.fields, row)) for row in self.rows]
+
+    def sections(self) -> list[str]:
+        """Which block each row belongs to (renderers draw a rule between blocks)."""
+        if "row_group" not in self._index:
+            return ["" for _ in self.rows]
+        return [_SECTION_OF.get(g, g) for g in self.column_values("row_group")]
+
+    def cells(self) -> list[list[str]]:
+        """The formatted display cells, row by row."""
+        full = [[FORMATTERS[c.fmt](*(self.get(row, s) for s in c.sources)) for c in self.columns] for row in self.rows]
+        shown = [list(cells) for cells in full]
+        collapsing = [i for i, c in enumerate(self.columns) if c.collapse]
+        sections = self.sections()
+        for r in range(1, len(full)):
+            if sections[r] != sections[r - 1]:
+                continue
+            for i in collapsing:
+                if all(full[r][j] == full[r - 1][j] for j in collapsing if j <= i):
+                    shown[r][i] = ""
+        return shown
+
+
+_SECTION_OF = {"best": "summary", "median": "summary", "pooled": "summary"}
+
+# The order of models everywhere: ranked models by score, then the clinician reference.
+_MODEL_ORDER = """
+model_order as (
+    select
+        model_id,
+        display_name,
+        kind,
+        case when kind = 'clinician_reference' then 'reference' else 'model' end as row_group,
+        row_number() over (order by kind = 'clinician_reference', score desc nulls last, model_id) as model_order
+    from marts.model_scores
+)
+"""
+
+_MODEL_COLUMNS_SQL = """
+select
+    model_id,
+    display_name,
+    case when kind = 'clinician_reference' then 'Reference' else 'Ranked models' end
+from marts.model_scores
+order by kind = 'clinician_reference', score desc nulls last, model_id
+"""
+
+_MODEL = Column("Model", "text", ("label",))
+
+T1 = TableSpec(
+    key="T1",
+    slug="corpus_stats",
+    title="Corpus statistics",
+    caption="Tasks, criteria, weights, replies and labels of the release. Shares in percent.",
+    sql="""
+with sections(section, section_order, section_label) as (
+    values
+        ('counts', 1, 'Corpus'),
+        ('tasks_by_turn_type', 2, 'Tasks by turn type'),
+        ('tasks_by_subcategory', 3, 'Tasks by subcategory'),
+        ('criteria_per_task', 4, 'Criteria per task'),
+        ('dimension', 5, 'Criteria by dimension'),
+        ('weight_distribution', 6, 'Criteria by weight')
+),
+statistics(statistic, statistic_order, statistic_label) as (
+    values
+        ('n_tasks', 1, 'Tasks'),
+        ('n_criteria', 2, 'Criteria'),
+        ('n_models', 3, 'Ranked models'),
+        ('n_clinician_references', 4, 'Clinician references'),
+        ('n_responses', 5, 'Replies'),
+        ('n_empty_responses', 6, 'Empty replies'),
+        ('n_judge_labels', 7, 'Judge labels'),
+        ('n_verdicts', 8, 'Verdicts (reply × criterion)'),
+        ('n_calibrated_pairs', 9, 'Calibrated pairs'),
+        ('n_calibrated_pairs_tied', 10, 'Calibrated pairs dropped for a clinician tie'),
+        ('min', 11, 'Minimum'),
+        ('median', 12, 'Median'),
+        ('mean', 13, 'Mean'),
+        ('max', 14, 'Maximum'),
+        ('criteria_share', 15, 'Share of criteria'),
+        ('weight_share', 16, 'Share of weight')
+),
+items as (
+    select 'tasks_by_subcategory' as section, subcategory_id as item, display_order as item_order, label as item_label
+    from reference.subcategories
+    union all
+    select 'dimension', dimension_id, display_order, label from reference.dimensions
+    union all
+    select 'tasks_by_turn_type', 'single', 1, 'Single-turn'
+    union all
+    select 'tasks_by_turn_type', 'multi', 2, 'Multi-turn'
+)
+select
+    c.release_id,
+    c.section,
+    coalesce(s.section_label, c.section) as section_label,
+    c.item,
+    coalesce(
+        i.item_label,
+        case when c.section = 'weight_distribution' then 'Weight ' || c.item when c.item = 'all' then '' else c.item end
+    ) as item_label,
+    c.statistic,
+    coalesce(st.statistic_label, c.statistic) as statistic_label,
+    case when c.statistic like '%share' then 'share' else 'number' end as unit,
+    c.value
+from marts.corpus_stats as c
+left join sections as s on s.section = c.section
+left join statistics as st on st.statistic = c.statistic
+left join items as i on i.section = c.section and i.item = c.item
+order by
+    coalesce(s.section_order, 99), c.section,
+    coalesce(i.item_order, try_cast(c.item as integer), 0), c.item,
+    coalesce(st.statistic_order, 99), c.statistic
+""",
+    columns=(
+        Column("Section", "text", ("section_label",), collapse=True),
+        Column("Item", "text", ("item_label",), collapse=True),
+        Column("Statistic", "text", ("statistic_label",)),
+        Column("Value", "statistic", ("value", "unit")),
+    ),
+)
+
+T2 = TableSpec(
+    key="T2",
+    slug="leaderboard",
+    title="Leaderboard",
+    caption=(
+        "Model score (mean weighted share of criteria met over all tasks, %) with its 95% bootstrap interval; "
+        "rank among ranked models (equal scores share a rank); tie group (models in one group cannot be told apart: "
+        "the paired interval of adjacent models includes 0); the rank's 95% bootstrap interval and the probability "
+        "of ranking first. The clinician reference is shown beside the models, not ranked."
+    ),
+    sql=f"""
+with {_MODEL_ORDER}
+select
+    s.release_id,
+    o.row_group,
+    s.model_id,
+    s.display_name as label,
+    s.provider,
+    s.kind,
+    s.n_tasks,
+    s.rank,
+    s.tie_group,
+    s.score,
+    s.ci_low,
+    s.ci_high,
+    r.median_rank,
+    r.rank_ci_low,
+    r.rank_ci_high,
+    r.p_rank_1
+from marts.model_scores as s
+join model_order as o on o.model_id = s.model_id
+left join marts.model_rank_stats as r on r.model_id = s.model_id
+order by o.model_order
+""",
+    columns=(
+        Column("Rank", "count", ("rank",)),
+        _MODEL,
+        Column("Score (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high"), latex_header=r"Score (\%) [95\% CI]"),
+        Column("Tie group", "count", ("tie_group",)),
+        Column("Rank [95% CI]", "interval", ("rank_ci_low", "rank_ci_high"), latex_header=r"Rank [95\% CI]"),
+        Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
+    ),
+)
+
+T3 = TableSpec(
+    key="T3",
+    slug="dimension_scores",
+    title="Scores by dimension",
+    caption=(
+        "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
+        "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
+        "back. Best and median are over ranked models (the median of an even count is the mean of the middle two)."
+    ),
+    sql=f"""
+with {_MODEL_ORDER},
+long as (
+    select
+        d.release_id, o.row_group, d.model_id, o.display_name as label,
+        case when o.row_group = 'reference' then 1000000 else o.model_order end as row_order,
+        d.dimension as pivot_key, d.score as pivot_value
+    from marts.dimension_scores as d
+    join model_order as o on o.model_id = d.model_id
+    union all
+    select release_id, 'best', null, 'Best', 999998, dimension, best_score from marts.dimension_summary
+    union all
+    select release_id, 'median', null, 'Median', 999999, dimension, median_score from marts.dimension_summary
+)
+select release_id, row_group, model_id, label, pivot_key, pivot_value
+from long
+order by row_order, pivot_key
+""",
+    columns=(_MODEL,),
+    pivot=Pivot(
+        index=("release_id", "row_group", "model_id", "label"),
+        columns_sql="""
+select dimension_id, label, case when kind = 'withhold' then 'Withhold' else 'Act' end
+from reference.dimensions
+order by display_order
+""",
+    ),
+)
+
+T4 = TableSpec(
+    key="T4",
+    slug="recognized_not_routed",
+    title="Recognized but not routed",
+    caption=(
+        "Of the replies that met every recognition criterion of a task with routing criteria (recognized), those "
+        "that failed routing (not routed), and the rate (%). Pooled over ranked models, with its 95% bootstrap "
+        "interval."
+    ),
+    sql=f"""
+with {_MODEL_ORDER}
+select
+    r.release_id,
+    case when r.is_pooled then 'pooled' else o.row_group end as row_group,
+    r.model_id,
+    case when r.is_pooled then 'All ranked models (pooled)' else o.display_name end as label,
+    r.n_recognized,
+    r.n_not_routed,
+    r.rate,
+    h.ci_low as rate_ci_low,
+    h.ci_high as rate_ci_high
+from marts.recognized_not_routed as r
+left join model_order as o on o.model_id = r.model_id and not r.is_pooled
+left join marts.headline_metrics as h on r.is_pooled and h.metric = 'recognized_not_routed_rate'
+order by case when r.is_pooled then 1 when o.row_group = 'reference' then 2 else 0 end, o.model_order
+""",
+    columns=(
+        _MODEL,
+        Column("Recognized", "count", ("n_recognized",)),
+        Column("Not routed", "count", ("n_not_routed",)),
+        Column("Rate (%)", "pct_ci", ("rate", "rate_ci_low", "rate_ci_high"), latex_header=r"Rate (\%)"),
+    ),
+)
+
+T5 = TableSpec(
+    key="T5",
+    slug="turn_type_scores",
+    title="Single-turn and multi-turn conversations",
+    caption=(
+        "Mean cell score (%) over single-turn conversations (one user turn) and multi-turn ones, per model and "
+        "pooled over all cells of ranked models (with 95% bootstrap intervals)."
+    ),
+    sql=f"""
+with {_MODEL_ORDER},
+wide as (
+    select
+        release_id, is_pooled, model_id,
+        max(n_cells) filter (where turn_type = 'single') as n_single_cells,
+        max(score) filter (where turn_type = 'single') as single_score,
+        max(n_cells) filter (where turn_type = 'multi') as n_multi_cells,
+        max(score) filter (where turn_type = 'multi') as multi_score
+    from marts.turn_type_scores
+    group by release_id, is_pooled, model_id
+)
+select
+    w.release_id,
+    case when w.is_pooled then 'pooled' else o.row_group end as row_group,
+    w.model_id,
+    case when w.is_pooled then 'All ranked models (pooled)' else o.display_name end as label,
+    w.n_single_cells,
+    w.single_score,
+    hs.ci_low as single_ci_low,
+    hs.ci_high as single_ci_high,
+    w.n_multi_cells,
+    w.multi_score,
+    hm.ci_low as multi_ci_low,
+    hm.ci_high as multi_ci_high
+from wide as w
+left join model_order as o on o.model_id = w.model_id and not w.is_pooled
+left join marts.headline_metrics as hs on w.is_pooled and hs.metric = 'single_turn_score'
+left join marts.headline_metrics as hm on w.is_pooled and hm.metric = 'multi_turn_score'
+order by case when w.is_pooled then 1 when o.row_group = 'reference' then 2 else 0 end, o.model_order
+""",
+    columns=(
+        _MODEL,
+        Column("Single-turn (%)", "pct_ci", ("single_score", "single_ci_low", "single_ci_high"), latex_header=r"Single-turn (\%)"),
+        Column("Multi-turn (%)", "pct_ci", ("multi_score", "multi_ci_low", "multi_ci_high"), latex_header=r"Multi-turn (\%)"),
+    ),
+)
+
+T6 = TableSpec(
+    key="T6",
+    slug="subcategory_scores",
+    title="Scores by subcategory",
+    caption=(
+        "Mean cell score (%) per crisis subcategory: pooled over ranked models, and per model (models ordered by "
+        "overall score; the clinician reference last)."
+    ),
+    sql="""
+with pooled as (
+    select subcategory, n_tasks, score from marts.subcategory_scores where is_pooled
+),
+release as (
+    select any_value(release_id) as release_id from marts.model_scores
+)
+select
+    release.release_id,
+    r.subcategory_id as subcategory,
+    r.label,
+    p.n_tasks,
+    p.score as pooled_score,
+    s.model_id as pivot_key,
+    s.score as pivot_value
+from reference.subcategories as r
+cross join release
+left join pooled as p on p.subcategory = r.subcategory_id
+left join marts.subcategory_scores as s on s.subcategory = r.subcategory_id and not s.is_pooled
+order by r.display_order, s.model_id
+""",
+    columns=(
+        Column("Subcategory", "text", ("label",)),
+        Column("Tasks", "count", ("n_tasks",)),
+        Column("All ranked models (%)", "pct", ("pooled_score",), latex_header=r"All ranked models (\%)"),
+    ),
+    pivot=Pivot(
+        index=("release_id", "subcategory", "label", "n_tasks", "pooled_score"),
+        columns_sql=_MODEL_COLUMNS_SQL,
+        field_prefix="score_",
+        group_in_markdown=False,
+    ),
+    wide=True,
+)
+
+T7 = TableSpec(
+    key="T7",
+    slug="judge_calibration",
+    title="Judge calibration",
+    caption=(
+        "The judge's verdicts against the clinicians' majority label on the calibrated pairs (pairs where the "
+        "clinicians tie are dropped), with 'met' as the positive class: agreement, Cohen's kappa, precision, recall "
+        "and F1 (%), overall and per dimension."
+    ),
+    sql="""
+select
+    j.release_id,
+    case when j.dimension = 'all' then 'all' else 'dimension' end as row_group,
+    j.dimension,
+    coalesce(d.label, case when j.dimension = 'all' then 'All criteria' else j.dimension end) as label,
+    d.kind as dimension_kind,
+    j.n,
+    j.n_ties_dropped,
+    j.n_true_positive,
+    j.n_false_positive,
+    j.n_false_negative,
+    j.n_true_negative,
+    j.agreement,
+    j.kappa,
+    j.precision,
+    j.recall,
+    j.f1
+from marts.judge_calibration as j
+left join reference.dimensions as d on d.dimension_id = j.dimension
+order by j.display_order, j.dimension
+""",
+    columns=(
+        Column("Dimension", "text", ("label",)),
+        Column("Pairs", "count", ("n",)),
+        Column("Ties dropped", "count", ("n_ties_dropped",)),
+        Column("Agreement (%)", "pct", ("agreement",), latex_header=r"Agreement (\%)"),
+        Column("Cohen's κ", "ratio", ("kappa",), latex_header=r"Cohen's $\kappa$"),
+        Column("Precision (%)", "pct", ("precision",), latex_header=r"Precision (\%)"),
+        Column("Recall (%)", "pct", ("recall",), latex_header=r"Recall (\%)"),
+        Column("F1 (%)", "pct", ("f1",), latex_header=r"F1 (\%)"),
+    ),
+)
+
+A1 = TableSpec(
+    key="A1",
+    slug="redteam_summary",
+    title="Red-team annex",
+    caption=(
+        "The long-horizon red-team transcripts of the annex: turns by role and length in characters. "
+        "'—': the transcript names no model."
+    ),
+    sql="""
+select
+    r.release_id,
+    r.transcript_id,
+    r.model_id,
+    coalesce(m.display_name, r.model_id) as model_label,
+    r.n_turns,
+    r.n_user_turns,
+    r.n_assistant_turns,
+    r.n_characters
+from marts.redteam_summary as r
+left join marts.model_scores as m on m.model_id = r.model_id
+order by r.transcript_id
+""",
+    columns=(
+        Column("Transcript", "text", ("transcript_id",)),
+        Column("Model", "text", ("model_label",)),
+        Column("Turns", "count", ("n_turns",)),
+        Column("User turns", "count", ("n_user_turns",)),
+        Column("Assistant turns", "count", ("n_assistant_turns",)),
+        Column("Characters", "count", ("n_characters",)),
+    ),
+)
+
+P = TableSpec(
+    key="P",
+    slug="paper_comparison",
+    title="Comparison with the paper",
+    caption=(
+        "Headline metrics of this release (%) with 95% bootstrap intervals, the value the paper reports, and the "
+        "difference (this release minus the paper, in percentage points)."
+    ),
+    sql="""
+with labels(metric, metric_order, label, row_group) as (
+    values
+        ('best_model_score', 1, 'Best model score', 'overall'),
+        ('median_model_score', 2, 'Median model score', 'overall'),
+        ('clinician_reference_score', 3, 'Clinician reference score', 'overall'),
+        ('recognized_not_routed_rate', 4, 'Recognized but not routed (pooled rate)', 'overall'),
+        ('single_turn_score', 5, 'Single-turn score', 'overall'),
+        ('multi_turn_score', 6, 'Multi-turn score', 'overall'),
+        ('multi_minus_single', 7, 'Multi-turn minus single-turn', 'overall')
+    union all
+    select 'best_' || dimension_id || '_score', 100 + 2 * display_order, label || ', best model', 'dimension'
+    from reference.dimensions
+    union all
+    select 'median_' || dimension_id || '_score', 101 + 2 * display_order, label || ', median model', 'dimension'
+    from reference.dimensions
+)
+select
+    h.release_id,
+    coalesce(l.row_group, 'other') as row_group,
+    h.metric,
+    coalesce(l.label, h.metric) as label,
+    h.value,
+    h.ci_low,
+    h.ci_high,
+    h.paper_value,
+    h.difference_from_paper
+from marts.headline_metrics as h
+left join labels as l on l.metric = h.metric
+order by coalesce(l.metric_order, 10000), h.metric
+""",
+    columns=(
+        Column("Metric", "text", ("label",)),
+        Column(
+            "This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high"),
+            latex_header=r"This release (\%) [95\% CI]",
+        ),
+        Column("Paper (%)", "pct", ("paper_value",), latex_header=r"Paper (\%)"),
+        Column("Difference (pp)", "pp", ("difference_from_paper",)),
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P)
+TABLES_BY_KEY: dict[str, TableSpec] = {spec.key: spec for spec in TABLES}
+
+# --------------------------------------------------------------------------- loading
+
+
+def _pivot(
+    spec: TableSpec,
+    pivot: Pivot,
+    names: list[str],
+    rows: list[tuple[Any, ...]],
+    connection: duckdb.DuckDBPyConnection,
+) -> tuple[tuple[str, ...], list[tuple[Any, ...]], tuple[Column, ...]]:
+    position = {name: i for i, name in enumerate(names)}
+    index_at = [position[name] for name in pivot.index]
+    key_at, value_at = position["pivot_key"], position["pivot_value"]
+    spread = connection.execute(pivot.columns_sql).fetchall()
+    keys = [str(key) for key, _, _ in spread]
+    fields = tuple(pivot.index) + tuple(f"{pivot.field_prefix}{key}" for key in keys)
+    if len(set(fields)) != len(fields):
+        clash = sorted({f for f in fields if fields.count(f) > 1})
+        raise ValueError(f"table {spec.key}: pivot columns clash with its fields: {clash}")
+    grouped: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in rows:  # at most models x subcategories rows: small
+        values = grouped.setdefault(tuple(row[i] for i in index_at), {})
+        if row[key_at] is not None:
+            values[str(row[key_at])] = row[value_at]
+    unknown = sorted({k for values in grouped.values() for k in values} - set(keys))
+    if unknown:
+        raise ValueError(
+            f"table {spec.key}: {len(unknown)} pivot key(s) in the marts are missing from its column list, "
+            f"e.g. {unknown[:3]}"
+        )
+    wide = [index + tuple(values.get(key) for key in keys) for index, values in grouped.items()]
+    columns = spec.columns + tuple(
+        Column(str(header), pivot.fmt, (f"{pivot.field_prefix}{key}",), group=None if group is None else str(group))
+        for key, header, group in spread
+    )
+    return fields, wide, columns
+
+
+def load_table(connection: duckdb.DuckDBPyConnection, spec: TableSpec) -> Table:
+    """Run one table's query on the marts and shape it."""
+    result = connection.execute(spec.sql)
+    names = [d[0] for d in result.description]
+    rows = result.fetchall()
+    if spec.pivot is None:
+        return Table(spec, tuple(names), tuple(rows), spec.columns)
+    fields, wide, columns = _pivot(spec, spec.pivot, names, rows, connection)
+    return Table(spec, fields, tuple(wide), columns)
+
+
+def load_tables(connection: duckdb.DuckDBPyConnection, specs: Sequence[TableSpec] = TABLES) -> list[Table]:
+    """Every paper table, in order."""
+    return [load_table(connection, spec) for spec in specs]
+
+
+# --------------------------------------------------------------------------- renderers
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return "" if value is None else value
+
+
+def to_csv(table: Table) -> str:
+    """Raw fields, raw values: fractions at full precision, empty for null."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(table.fields)
+    writer.writerows([[_csv_value(v) for v in row] for row in table.rows])
+    return buffer.getvalue()
+
+
+def _md_escape(value: str) -> str:
+    return " ".join(value.replace("\\", "\\\\").replace("|", "\\|").split()) if value else value
+
+
+def to_markdown(table: Table) -> str:
+    """A GitHub-flavoured Markdown table with the title and caption above it."""
+    spec = table.spec
+    suffix = spec.pivot is not None and spec.pivot.group_in_markdown
+    headers = [f"{c.header} ({c.group.lower()})" if c.group and suffix else c.header for c in table.columns]
+    lines = [f"**{spec.key}. {spec.title}.** {spec.caption}", ""]
+    lines.append("| " + " | ".join(_md_escape(h) for h in headers) + " |")
+    lines.append("| " + " | ".join("---:" if c.numeric else ":---" for c in table.columns) + " |")
+    lines.extend("| " + " | ".join(_md_escape(v) for v in row) + " |" for row in table.cells())
+    if not table.rows:
+        lines.extend(["", "_No rows in this release._"])
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "|": r"\textbar{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    MINUS: "$-$",
+    MISSING: "---",
+    "×": r"$\times$",
+    "\n": " ",
+    "\r": " ",
+}
+
+
+def latex_escape(value: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in value)
+
+
+def _spans(columns: Sequence[Column]) -> list[tuple[str | None, int, int]]:
+    """Adjacent columns sharing a group: (group, first index, count)."""
+    spans: list[tuple[str | None, int, int]] = []
+    for i, column in enumerate(columns):
+        if spans and spans[-1][0] == column.group and column.group is not None:
+            group, first, n = spans[-1]
+            spans[-1] = (group, first, n + 1)
+        else:
+            spans.append((column.group, i, 1))
+    return spans
+
+
+def to_latex(table: Table) -> str:
+    """A booktabs table (needs \\usepackage{booktabs}; wide tables also graphicx)."""
+    spec = table.spec
+    columns = table.columns
+    align = "".join("r" if c.numeric else "l" for c in columns)
+    lines = [
+        f"% {spec.key}. {spec.title} -- generated by `distressbench tables --format latex` from the marts.",
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\caption{" + latex_escape(f"{spec.title}. {spec.caption}") + "}",
+        r"\label{tab:" + spec.stem.replace("_", "-") + "}",
+    ]
+    if spec.wide:
+        lines.append(r"\resizebox{\textwidth}{!}{%")
+    lines += [r"\begin{tabular}{" + align + "}", r"\toprule"]
+    spans = _spans(columns)
+    if any(group for group, _, _ in spans):
+        cells, rules = [], []
+        for group, first, n in spans:
+            if group is None:
+                cells.extend([""] * n)
+                continue
+            cells.append(r"\multicolumn{" + str(n) + "}{c}{" + latex_escape(group) + "}")
+            rules.append(r"\cmidrule(lr){" + f"{first + 1}-{first + n}" + "}")
+        lines += [" & ".join(cells) + r" \\", " ".join(rules)]
+
+    def header(column: Column) -> str:
+        body = column.latex_header if column.latex_header is not None else latex_escape(column.header)
+        return r"\rotatebox{90}{" + body + "}" if spec.wide and column.group else body
+
+    lines += [" & ".join(header(c) for c in columns) + r" \\", r"\midrule"]
+    sections = table.sections()
+    for r, row in enumerate(table.cells()):
+        if r and sections[r] != sections[r - 1]:
+            lines.append(r"\midrule")
+        lines.append(" & ".join(latex_escape(v) for v in row) + r" \\")
+    if not table.rows:
+        lines.append(r"\multicolumn{" + str(len(columns)) + r"}{c}{\emph{No rows in this release.}} \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if spec.wide:
+        lines.append("}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def html_id(spec: TableSpec) -> str:
+    return f"table-{spec.key.lower()}"
+
+
+def to_html(table: Table) -> str:
+    """The table as HTML: its caption, then the <table> in a scrollable wrapper (the
+    report's stylesheet styles both)."""
+    spec = table.spec
+    esc = html.escape
+    ident = html_id(spec)
+    out = [
+        f'<div class="table-block"><p class="table-caption" id="{ident}-caption">'
+        f"<strong>{esc(spec.key)}. {esc(spec.title)}.</strong> {esc(spec.caption)}</p>",
+        f'<div class="table-wrap"><table id="{ident}" class="paper-table" aria-describedby="{ident}-caption">',
+        "<thead>",
+    ]
+    spans = _spans(table.columns)
+    if any(group for group, _, _ in spans):
+        cells = "".join(
+            f'<th colspan="{n}"></th>' if group is None else f'<th colspan="{n}" class="spanner">{esc(group)}</th>'
+            for group, _, n in spans
+        )
+        out.append(f"<tr>{cells}</tr>")
+    out.append(
+        "<tr>"
+        + "".join(f'<th class="{"num" if c.numeric else "txt"}" scope="col">{esc(c.header)}</th>' for c in table.columns)
+        + "</tr>"
+    )
+    out.append("</thead><tbody>")
+    sections = table.sections()
+    groups = table.column_values("row_group") if "row_group" in table.fields else [""] * len(table.rows)
+    for r, row in enumerate(table.cells()):
+        classes = [f"row-{groups[r]}"] if groups[r] else []
+        if r and sections[r] != sections[r - 1]:
+            classes.append("block-start")
+        attr = f' class="{" ".join(classes)}"' if classes else ""
+        cells = "".join(
+            f'<td class="{"num" if c.numeric else "txt"}">{esc(v)}</td>' for c, v in zip(table.columns, row)
+        )
+        out.append(f"<tr{attr}>{cells}</tr>")
+    if not table.rows:
+        out.append(f'<tr><td colspan="{len(table.columns)}" class="empty">No rows in this release.</td></tr>')
+    out.append("</tbody></table></div></div>")
+    return "\n".join(out)
+
+
+RENDERERS: dict[str, Callable[[Table], str]] = {"csv": to_csv, "md": to_markdown, "latex": to_latex}
+
+
+def export_tables(warehouse: Path, *, fmt: str, out_dir: Path) -> list[Path]:
+    """Write every paper table in one format (csv, md or latex) to out_dir; return the files."""
+    if fmt not in RENDERERS:
+        raise ValueError(f"unknown table format {fmt!r}: choose one of {', '.join(RENDERERS)}")
+    with connect_read_only(warehouse) as connection:
+        tables = load_tables(connection)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for table in tables:
+        path = out_dir / f"{table.spec.stem}.{FORMATS[fmt]}"
+        path.write_text(RENDERERS[fmt](table), encoding="utf-8")
+        written.append(path)
+    return written
