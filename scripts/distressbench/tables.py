@@ -602,21 +602,19 @@ P = TableSpec(
         "difference (this release minus the paper, in percentage points)."
     ),
     sql="""
-with labels(metric, metric_order, label, row_group) as (
+with labels(metric, label, row_group) as (
     values
-        ('best_model_score', 1, 'Best model score', 'overall'),
-        ('median_model_score', 2, 'Median model score', 'overall'),
-        ('clinician_reference_score', 3, 'Clinician reference score', 'overall'),
-        ('recognized_not_routed_rate', 4, 'Recognized but not routed (pooled rate)', 'overall'),
-        ('single_turn_score', 5, 'Single-turn score', 'overall'),
-        ('multi_turn_score', 6, 'Multi-turn score', 'overall'),
-        ('multi_minus_single', 7, 'Multi-turn minus single-turn', 'overall')
+        ('best_model_score', 'Best model score', 'overall'),
+        ('median_model_score', 'Median model score', 'overall'),
+        ('clinician_reference_score', 'Clinician reference score', 'overall'),
+        ('recognized_not_routed_rate', 'Recognized but not routed (pooled rate)', 'overall'),
+        ('single_turn_score', 'Single-turn score', 'overall'),
+        ('multi_turn_score', 'Multi-turn score', 'overall'),
+        ('multi_minus_single', 'Multi-turn minus single-turn', 'overall')
     union all
-    select 'best_' || dimension_id || '_score', 100 + 2 * display_order, label || ', best model', 'dimension'
-    from reference.dimensions
+    select 'best_' || dimension_id || '_score', label || ', best model', 'dimension' from reference.dimensions
     union all
-    select 'median_' || dimension_id || '_score', 101 + 2 * display_order, label || ', median model', 'dimension'
-    from reference.dimensions
+    select 'median_' || dimension_id || '_score', label || ', median model', 'dimension' from reference.dimensions
 )
 select
     h.release_id,
@@ -630,7 +628,7 @@ select
     h.difference_from_paper
 from marts.headline_metrics as h
 left join labels as l on l.metric = h.metric
-order by coalesce(l.metric_order, 10000), h.metric
+order by h.display_order nulls last, h.metric
 """,
     columns=(
         Column("Metric", "text", ("label",)),

@@ -214,7 +214,10 @@ def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.
     assert expected_a1 and a1 == {t: (m, n, c) for t, m, n, c in expected_a1}
 
     fields_p = ("value", "ci_low", "ci_high", "paper_value", "difference_from_paper")
-    p = {r["metric"]: tuple(_num(r[f]) for f in fields_p) for r in _csv(exported, "p_paper_comparison")}
+    p_rows = _csv(exported, "p_paper_comparison")
+    order = [m for (m,) in _rows(marts, "select metric from marts.headline_metrics order by display_order, metric")]
+    assert [r["metric"] for r in p_rows] == order
+    p = {r["metric"]: tuple(_num(r[f]) for f in fields_p) for r in p_rows}
     expected_p = _rows(marts, f"select metric, {', '.join(fields_p)} from marts.headline_metrics")
     assert p == {m: tuple(rest) for m, *rest in expected_p}
 
