@@ -13,6 +13,7 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class Metrics:
+    kinds: dict[str, str]  # model_id -> kind
     model_scores: dict[str, float]
     dimension_scores: dict[tuple[str, str], float]
     recognized_not_routed: dict[str | None, tuple[int, int]]  # None = pooled
@@ -117,4 +118,4 @@ def compute(release: Path, *, tie_rule: str = "unmet", routing_rule: str = "none
         values = [dimension_scores[(m, dimension)] for m in ranked]
         headline[f"best_{dimension}_score"] = max(values)
         headline[f"median_{dimension}_score"] = statistics.median(values)
-    return Metrics(model_scores, dimension_scores, rnr, calibration_metrics, headline)
+    return Metrics(kinds, model_scores, dimension_scores, rnr, calibration_metrics, headline)
