@@ -1,10 +1,17 @@
 """`distressbench build`: gate, build into a new file, audit, publish atomically, log.
 
 The published warehouse path is a symlink to one immutable, fully built database file in
-`<stem>.builds/`. A build writes a new file next to it and only a rename of a fresh
-symlink over the old one publishes it, so analysts with the old file open keep reading
-it, new sessions see the new release, and a build that fails or is killed at any moment
-leaves the published warehouse exactly as it was.
+`<stem>.builds/`. A build works in its own folder `<stem>.builds/work-<stamp>/` (gate
+report, dbt logs, the new database) and only a rename of a fresh symlink over the
+published path publishes it, so analysts with the old file open keep reading it, new
+sessions see the new release, and a build that fails or is killed at any moment leaves the
+published warehouse exactly as it was. The next build (under the lock) clears what a
+failed or killed build left behind.
+
+What is published is read from the published file itself (its table
+`meta.published_releases` holds every publication up to and including its own), so it
+can never disagree with the symlink; `<stem>.published_releases.jsonl` is a convenience
+copy, rewritten from that table by every build.
 """
 
 from __future__ import annotations
@@ -12,15 +19,16 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -28,6 +36,9 @@ from distressbench import contract, paths
 from distressbench.manifest import manifest_sha256, read_manifest
 
 KEEP_PREVIOUS_BUILDS = 1
+LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
+
+Record = dict[str, Any]
 
 
 class StageFailed(RuntimeError):
@@ -57,10 +68,8 @@ class WarehouseLayout:
         return self.published.parent / f"{self.published.stem}.lock"
 
     def current_build(self) -> Path | None:
-        """The file the published path points at, if any."""
-        if self.published.is_symlink() or self.published.exists():
-            return self.published.resolve()
-        return None
+        """The file the published path points at (or is), if it exists."""
+        return self.published.resolve() if self.published.exists() else None
 
 
 def _say(message: str) -> None:
@@ -84,7 +93,6 @@ def _stage(name: str) -> Iterator[None]:
 def build_lock(layout: WarehouseLayout) -> Iterator[None]:
     """Serialise builds of one warehouse. The kernel drops the lock when its holder dies,
     so a killed build never blocks the next one."""
-    layout.lock.parent.mkdir(parents=True, exist_ok=True)
     with layout.lock.open("a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -97,34 +105,61 @@ def build_lock(layout: WarehouseLayout) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def read_log(layout: WarehouseLayout) -> list[dict[str, object]]:
+def read_log(layout: WarehouseLayout) -> list[Record]:
+    """The jsonl convenience copy of the publication history."""
     if not layout.log.exists():
         return []
     lines = layout.log.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def _published_record(layout: WarehouseLayout, release_id: str) -> dict[str, object] | None:
-    records = [r for r in read_log(layout) if r["release_id"] == release_id]
-    return records[-1] if records else None
+def _write_log(layout: WarehouseLayout, history: list[Record]) -> None:
+    temporary = layout.builds_dir / f"{layout.log.name}.tmp"
+    temporary.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in history), encoding="utf-8")
+    os.replace(temporary, layout.log)
 
 
-def _remove_stale_builds(layout: WarehouseLayout) -> None:
-    """Drop half-written files of killed builds and all but the newest previous build.
-    Runs under the build lock; readers holding a removed file keep reading it."""
-    if not layout.builds_dir.exists():
-        return
+def published_history(layout: WarehouseLayout) -> list[Record]:
+    """Every publication so far, from `meta.published_releases` of the published file, and
+    the jsonl log brought in line with it (a crash right after a publish can lose the log
+    write). Falls back to the log when the file cannot be opened read-only (someone holds
+    it open for writing)."""
     current = layout.current_build()
-    finished = {Path(str(r["build_file"])).name for r in read_log(layout)}
-    kept_previous = 0
-    for path in sorted(layout.builds_dir.glob("*.duckdb"), key=lambda p: p.stat().st_mtime, reverse=True):
-        if current is not None and path == current:
+    if current is None:
+        return []
+    try:
+        with duckdb.connect(str(current), read_only=True) as connection:
+            cursor = connection.execute("select * from meta.published_releases order by rowid")
+            names = [column[0] for column in cursor.description]
+            rows = cursor.fetchall()
+    except duckdb.CatalogException:  # a database file from before publication records
+        return []
+    except duckdb.Error as error:
+        _say(f"warning: cannot read the publication record of {current} ({error}); using {layout.log}")
+        return read_log(layout)
+    history = [dict(zip(names, row)) | {"gate_report": json.loads(row[names.index("gate_report")])} for row in rows]
+    if read_log(layout) != history:
+        _write_log(layout, history)
+    return history
+
+
+def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
+    """Under the build lock: remove everything in the builds folder but the published file,
+    the newest previously published one and legacy files (with their .wal/.tmp companions):
+    work folders of finished, failed or killed builds, files never published, old gate
+    reports. Readers holding a removed file keep reading it."""
+    current = layout.current_build()
+    published = list(dict.fromkeys(str(r["build_file"]) for r in reversed(history)))
+    previous = [name for name in published if current is None or name != current.name]
+    keep = {*previous[:KEEP_PREVIOUS_BUILDS], *([current.name] if current else [])}
+    for path in layout.builds_dir.iterdir():
+        base = path.name.removesuffix(".wal").removesuffix(".tmp")
+        if base in keep or base.startswith(LEGACY_PREFIX):
             continue
-        if path.name in finished and kept_previous < KEEP_PREVIOUS_BUILDS:
-            kept_previous += 1
-            continue
-        path.unlink(missing_ok=True)
-        path.with_name(path.name + ".wal").unlink(missing_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def run_dbt(release_dir: Path, database: Path, *, log_dir: Path) -> None:
@@ -134,6 +169,7 @@ def run_dbt(release_dir: Path, database: Path, *, log_dir: Path) -> None:
         "DISTRESSBENCH_RELEASE": str(release_dir),
         "DISTRESSBENCH_BUILD_DB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_USE_COLORS": "false",
         "DBT_TARGET_PATH": str(log_dir / "target"),
         "DBT_LOG_PATH": str(log_dir / "logs"),
     }
@@ -141,15 +177,33 @@ def run_dbt(release_dir: Path, database: Path, *, log_dir: Path) -> None:
     command = [str(dbt), "build", "--profiles-dir", str(paths.PROJECT_ROOT), "--project-dir", str(paths.PROJECT_ROOT)]
     result = subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
-        failures = [line for line in result.stdout.splitlines() if "ERROR" in line or "FAIL" in line]
-        detail = "\n".join(failures[-20:]) or result.stdout[-3000:] or result.stderr[-3000:]
-        raise StageFailed("dbt build", f"dbt exited {result.returncode}:\n{detail}")
+        _, summary, errors = result.stdout.partition("Completed with")  # dbt's list of what failed
+        detail = (summary + errors if summary else result.stdout or result.stderr)[-3000:]
+        raise StageFailed("dbt build", f"dbt exited {result.returncode}:\n{detail}\ndbt logs: {log_dir / 'logs'}")
 
 
-def audit(database: Path, release_dir: Path) -> None:
-    """Row counts reconcile with the manifest; the file checkpoints and reopens read-only."""
-    manifest = read_manifest(release_dir)
-    files = manifest["files"]
+def record_publication(database: Path, history: list[Record]) -> None:
+    """Store the publication history, this build's record last, inside the new file."""
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("create schema if not exists meta")
+        connection.execute(
+            "create or replace table meta.published_releases ("
+            " release_id varchar, manifest_sha256 varchar, published_at varchar,"
+            " build_file varchar, release_dir varchar, gate_report json)"
+        )
+        connection.executemany(
+            "insert into meta.published_releases values (?, ?, ?, ?, ?, ?)",
+            [
+                [r["release_id"], r["manifest_sha256"], r["published_at"], r["build_file"], r["release_dir"], json.dumps(r["gate_report"])]
+                for r in history
+            ],
+        )
+
+
+def audit(database: Path, release_dir: Path, release_id: str) -> None:
+    """Row counts reconcile with the manifest, the marts carry the release id, the file
+    checkpoints and reopens read-only with its publication record."""
+    files = read_manifest(release_dir)["files"]
     problems: list[str] = []
     with duckdb.connect(str(database)) as connection:
         for table in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES:
@@ -165,50 +219,44 @@ def audit(database: Path, release_dir: Path) -> None:
         if cells != n_tasks * n_models:
             problems.append(f"marts.cell_scores has {cells} rows, expected {n_tasks} tasks x {n_models} models")
         (labels,) = connection.execute("select coalesce(sum(n_labels), 0) from marts.verdicts").fetchone()
-        if labels != files[contract.file_name("judge_labels")]["rows"]:
-            problems.append(f"marts.verdicts counts {labels} judge labels, the manifest lists {files['judge_labels.parquet']['rows']}")
+        n_labels = files[contract.file_name("judge_labels")]["rows"]
+        if labels != n_labels:
+            problems.append(f"marts.verdicts counts {labels} judge labels, the manifest lists {n_labels}")
+        ids = [r[0] for r in connection.execute("select distinct release_id from marts.headline_metrics").fetchall()]
+        if ids != [release_id]:
+            problems.append(f"marts.headline_metrics holds release ids {ids}, expected [{release_id!r}]")
         connection.execute("checkpoint")
     if problems:
         raise StageFailed("audit", "; ".join(problems))
     with duckdb.connect(str(database), read_only=True) as connection:
-        (metrics,) = connection.execute("select count(*) from marts.headline_metrics").fetchone()
-    if metrics == 0:
-        raise StageFailed("audit", "marts.headline_metrics is empty")
+        (recorded,) = connection.execute("select last(release_id order by rowid) from meta.published_releases").fetchone()
+    if recorded != release_id:
+        raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
 
 
-def record_publication(database: Path, history: list[dict[str, object]], record: dict[str, object]) -> None:
-    """Store the publication log inside the new file, so analysts can query it."""
-    rows = [*history, record]
-    with duckdb.connect(str(database)) as connection:
-        connection.execute("create schema if not exists meta")
-        connection.execute(
-            "create or replace table meta.published_releases ("
-            " release_id varchar, manifest_sha256 varchar, published_at varchar,"
-            " build_file varchar, release_dir varchar, gate_report json)"
-        )
-        connection.executemany(
-            "insert into meta.published_releases values (?, ?, ?, ?, ?, ?)",
-            [
-                [r["release_id"], r["manifest_sha256"], r["published_at"], r["build_file"], r["release_dir"], json.dumps(r["gate_report"])]
-                for r in rows
-            ],
-        )
-        connection.execute("checkpoint")
-
-
-def publish(layout: WarehouseLayout, database: Path) -> None:
-    """Point the published path at `database` with one atomic rename."""
-    link = layout.published.with_name(f".{layout.published.name}.{os.getpid()}.link")
-    link.unlink(missing_ok=True)
-    link.symlink_to(os.path.relpath(database, layout.published.parent))
-    os.replace(link, layout.published)
+def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
+    """Point the published path at `database` with one atomic rename. A plain database
+    file found at the published path is kept in the builds folder (hard link) first."""
+    published = layout.published
+    if published.exists() and not published.is_symlink():
+        for suffix in ("", ".wal"):
+            if Path(f"{published}{suffix}").exists():
+                os.link(f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}")
+    link = scratch / "published.link"
+    link.symlink_to(os.path.relpath(database, published.parent))
+    os.replace(link, published)
 
 
 def print_headline(database: Path) -> None:
-    with duckdb.connect(str(database), read_only=True) as connection:
-        rows = connection.sql(
-            "select metric, value, ci_low, ci_high, paper_value from marts.headline_metrics"
-        ).fetchall()
+    """The headline metrics beside the paper's values (skipped if the file is held for writing)."""
+    try:
+        with duckdb.connect(str(database), read_only=True) as connection:
+            rows = connection.sql(
+                "select metric, value, ci_low, ci_high, paper_value from marts.headline_metrics"
+            ).fetchall()
+    except duckdb.Error as error:
+        _say(f"(headline metrics not shown: {error})")
+        return
     _say(f"{'metric':<34} {'value':>7} {'95% CI':>17} {'paper':>7} {'diff':>7}")
     for metric, value, low, high, paper in rows:
         interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
@@ -218,17 +266,24 @@ def print_headline(database: Path) -> None:
         _say(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
 
 
-def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) -> Path:
-    """Run every stage; returns the published database file. Raises StageFailed."""
+def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) -> tuple[Path, bool]:
+    """Run every stage; returns the published database file and whether this build
+    published it (False: identical content was already published). Raises StageFailed."""
     from distressbench.gate import run_gate
 
     layout = WarehouseLayout(warehouse.absolute())
-    layout.builds_dir.mkdir(parents=True, exist_ok=True)
-    with build_lock(layout):
-        _remove_stale_builds(layout)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    release_dir = release_dir.absolute()
+    with ExitStack() as stack:
+        with _stage("prepare"):
+            layout.builds_dir.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(build_lock(layout))
+            history = published_history(layout)
+            remove_stale_files(layout, history)
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+            scratch = layout.builds_dir / f"work-{stamp}"
+            scratch.mkdir()
         with _stage("gate"):
-            report_path = layout.builds_dir / f"gate-{stamp}.json"
+            report_path = scratch / "gate-report.json"
             report = run_gate(release_dir, report_path=report_path, echo=False)
             if not report.passed:
                 failures = [c.message for c in report.checks if not c.passed]
@@ -239,40 +294,44 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                     + f"\nfull report: {report_path}",
                 )
             _say(f"[gate] {len(report.checks)} checks passed")
-        release_id = str(read_manifest(release_dir)["release"])
-        digest = manifest_sha256(release_dir)
-        previous = _published_record(layout, release_id)
-        if previous is not None and not force:
-            if previous["manifest_sha256"] != digest:
-                raise StageFailed(
-                    "publish check",
-                    f"release id {release_id!r} was published before with different content "
-                    f"(manifest sha256 {previous['manifest_sha256']}, now {digest}); use --force to replace it",
-                )
+        with _stage("publish check"):
+            release_id = str(read_manifest(release_dir)["release"])
+            digest = manifest_sha256(release_dir)
+            previous = next((r for r in reversed(history) if r["release_id"] == release_id), None)
             current = layout.current_build()
-            if current is not None and current.name == previous["build_file"]:
-                _say(f"release {release_id} is already published with identical content: nothing to do")
-                return current
-        database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
-        with tempfile.TemporaryDirectory(prefix="distressbench-dbt-") as log_dir, _stage("dbt build"):
-            run_dbt(release_dir.absolute(), database, log_dir=Path(log_dir))
-        with _stage("audit"):
-            audit(database, release_dir)
+            if previous is not None and not force:
+                if previous["manifest_sha256"] != digest:
+                    raise StageFailed(
+                        "publish check",
+                        f"release id {release_id!r} was published before with different content "
+                        f"(manifest sha256 {previous['manifest_sha256']}, now {digest}); use --force to replace it",
+                    )
+                if current is not None and current.name == previous["build_file"]:
+                    _say(f"release {release_id} is already published with identical content: nothing to do")
+                    remove_stale_files(layout, history)
+                    return current, False
+        building = scratch / f"{release_id}-{stamp}.duckdb"
+        with _stage("dbt build"):
+            run_dbt(release_dir, building, log_dir=scratch / "dbt")
         record = {
             "release_id": release_id,
             "manifest_sha256": digest,
             "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "build_file": database.name,
-            "release_dir": str(release_dir.absolute()),
+            "build_file": building.name,
+            "release_dir": str(release_dir),
             "gate_report": report.to_json(),
         }
+        history = [*history, record]
+        with _stage("audit"):
+            record_publication(building, history)
+            audit(building, release_dir, release_id)
+        database = layout.builds_dir / building.name
         with _stage("publish"):
-            record_publication(database, read_log(layout), record)
-            publish(layout, database)
-            with layout.log.open("a", encoding="utf-8") as log:
-                log.write(json.dumps(record) + "\n")
-        _remove_stale_builds(layout)
-    return database
+            os.replace(building, database)
+            publish(layout, database, scratch)
+            _write_log(layout, history)
+        remove_stale_files(layout, history)
+    return database, True
 
 
 def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
@@ -285,11 +344,12 @@ def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> 
         print(f"build: no such release folder: {release_dir}", file=sys.stderr)
         return 2
     try:
-        database = build_release(release_dir, warehouse, force=force)
+        database, published = build_release(release_dir, warehouse, force=force)
     except StageFailed as error:
         print(str(error), file=sys.stderr)
         print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
         return 1
-    _say(f"published {warehouse} -> {database.name}")
+    if published:
+        _say(f"published {warehouse} -> {database.name}")
     print_headline(database)
     return 0

@@ -1,0 +1,308 @@
+"""Publishing guarantees of `distressbench build`, against one shared warehouse.
+
+The tests run in file order on one module-scoped warehouse (a dbt build takes ~35 s):
+the fixture publishes release fixture-a over a plain database file; later tests publish
+fixture-b and a changed fixture-a. Every failure test checks that the published path and
+the bytes of the file it points at are unchanged.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from distressbench import cli, paths
+from distressbench.build import WarehouseLayout
+from distressbench.manifest import manifest_sha256
+from release_factory import make_release, read_table, rewrite_table
+
+CLI = [sys.executable, "-m", "distressbench.cli"]
+
+
+@dataclass(frozen=True)
+class Shared:
+    warehouse: Path
+    releases: Path
+    legacy_sha256: str
+    legacy_reader: duckdb.DuckDBPyConnection
+
+    @property
+    def layout(self) -> WarehouseLayout:
+        return WarehouseLayout(self.warehouse)
+
+    def release(self, name: str) -> Path:
+        return self.releases / name
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _snapshot(warehouse: Path) -> tuple[str | None, str]:
+    """What the published path is: its symlink target (None for a plain file) and the sha256
+    of the bytes it resolves to."""
+    return (os.readlink(warehouse) if warehouse.is_symlink() else None), _sha256(warehouse.resolve())
+
+
+def _release_ids(warehouse: Path) -> list[str]:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return [r[0] for r in connection.sql("select distinct release_id from marts.headline_metrics").fetchall()]
+
+
+def _meta(warehouse: Path) -> list[tuple[str, str]]:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        return connection.sql("select release_id, manifest_sha256 from meta.published_releases order by rowid").fetchall()
+
+
+def _log(warehouse: Path) -> list[tuple[str, str]]:
+    lines = WarehouseLayout(warehouse).log.read_text(encoding="utf-8").splitlines()
+    return [(r["release_id"], r["manifest_sha256"]) for r in map(json.loads, lines)]
+
+
+def _beside(warehouse: Path) -> set[str]:
+    """Names of the entries next to the published path."""
+    return {p.name for p in warehouse.parent.iterdir()}
+
+
+def _own_entries(warehouse: Path) -> set[str]:
+    layout = WarehouseLayout(warehouse)
+    return {warehouse.name, layout.builds_dir.name, layout.lock.name, layout.log.name}
+
+
+def _wait_for(condition: Callable[[], bool], what: str, process: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if process.poll() is not None:
+            raise AssertionError(f"the build exited ({process.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _build(capsys: pytest.CaptureFixture[str], release: Path, warehouse: Path, *extra: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = cli.main(["build", str(release), "--warehouse", str(warehouse), *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
+    """fixture-a published over a plain database file that a reader holds open."""
+    root = tmp_path_factory.mktemp("publish")
+    releases = root / "releases"
+    make_release(releases / "a", release_id="fixture-a")
+    make_release(releases / "b", release_id="fixture-b")
+    changed = make_release(releases / "a-changed", release_id="fixture-a")
+    responses = read_table(changed, "responses")
+    content = ["Changed reply. " + text if text else text for text in responses["content"].to_pylist()]
+    rewrite_table(changed, "responses", responses.set_column(responses.schema.get_field_index("content"), "content", pa.array(content, pa.string())))
+    bad = make_release(releases / "bad-weight", release_id="fixture-bad")
+    criteria = read_table(bad, "criteria")
+    weights = [0] + criteria["weight"].to_pylist()[1:]
+    rewrite_table(bad, "criteria", criteria.set_column(criteria.schema.get_field_index("weight"), "weight", pa.array(weights, pa.int32())))
+
+    warehouse = root / "warehouse" / "distressbench.duckdb"
+    warehouse.parent.mkdir()
+    with duckdb.connect(str(warehouse)) as connection:
+        connection.execute("create table legacy as select 'from before' as note")
+    legacy_reader = duckdb.connect(str(warehouse), read_only=True)
+    shared = Shared(warehouse, releases, _sha256(warehouse), legacy_reader)
+    assert cli.main(["build", str(releases / "a"), "--warehouse", str(warehouse)]) == 0
+    yield shared
+    legacy_reader.close()
+
+
+def test_first_publish_replaces_a_plain_file_keeping_it_and_its_readers(shared: Shared) -> None:
+    warehouse, layout = shared.warehouse, shared.layout
+    assert warehouse.is_symlink()
+    assert warehouse.resolve().parent == layout.builds_dir
+    assert _release_ids(warehouse) == ["fixture-a"]
+    assert shared.legacy_reader.sql("select note from legacy").fetchall() == [("from before",)]
+    legacy = [p for p in layout.builds_dir.iterdir() if p.name.startswith("legacy-")]
+    assert [_sha256(p) for p in legacy] == [shared.legacy_sha256]
+    digest = manifest_sha256(shared.release("a"))
+    assert _meta(warehouse) == [("fixture-a", digest)] == _log(warehouse)
+    assert _beside(warehouse) == _own_entries(warehouse)
+    assert not list(layout.builds_dir.glob("work-*"))
+
+
+def test_identical_release_is_a_noop_even_waiting_for_the_lock_and_with_a_writer_open(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warehouse, layout = shared.warehouse, shared.layout
+    before, files_before = _snapshot(warehouse), sorted(layout.builds_dir.iterdir())
+    writer = subprocess.Popen(  # an analyst who forgot read_only: the build cannot even read the file
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(300)", str(warehouse)],
+        stdout=subprocess.PIPE,
+    )
+    result: list[tuple[int, str, str]] = []
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == b"open\n"
+        with layout.lock.open("a") as lock:  # another build holds the lock (flock: per open file)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            capsys.readouterr()
+            build = threading.Thread(target=lambda: result.append(_build(capsys, shared.release("a"), warehouse)))
+            build.start()
+            deadline = time.monotonic() + 30
+            while "waiting for another build" not in capsys.readouterr().out:
+                assert time.monotonic() < deadline, "the build did not report waiting for the lock"
+                time.sleep(0.05)
+            time.sleep(0.5)
+            assert build.is_alive() and not result
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        build.join(timeout=120)
+    finally:
+        writer.kill()
+        writer.wait()
+    [(code, out, err)] = result
+    assert code == 0, err
+    assert "release fixture-a is already published with identical content: nothing to do" in out
+    assert "[dbt build]" not in out
+    assert _snapshot(warehouse) == before
+    assert sorted(layout.builds_dir.iterdir()) == files_before
+
+
+def test_a_release_failing_the_gate_changes_nothing(shared: Shared, capsys: pytest.CaptureFixture[str]) -> None:
+    warehouse, layout = shared.warehouse, shared.layout
+    before = _snapshot(warehouse)
+    code, out, err = _build(capsys, shared.release("bad-weight"), warehouse)
+    assert code == 1
+    assert "build failed at stage 'gate'" in err and "weight" in err
+    assert f"the published warehouse {warehouse} is unchanged" in err
+    assert "[dbt build]" not in out
+    assert _snapshot(warehouse) == before
+    assert _beside(warehouse) == _own_entries(warehouse)
+    report = Path(err.split("full report: ")[1].split()[0])
+    assert json.loads(report.read_text(encoding="utf-8"))["passed"] is False
+
+
+def test_a_failing_dbt_test_fails_the_build_at_the_dbt_stage(
+    shared: Shared, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The project, copied with one singular test that always fails (it returns every model)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(paths.PROJECT_ROOT / name, project / name)
+    for name in ("models", "seeds", "macros", "tests"):
+        shutil.copytree(paths.PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("python", "__pycache__"))
+    (project / "tests" / "always_fails.sql").write_text("select * from {{ ref('stg_release__models') }}\n")
+    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    warehouse = shared.warehouse
+    before = _snapshot(warehouse)
+    code, out, err = _build(capsys, shared.release("b"), warehouse)
+    assert code == 1
+    assert "build failed at stage 'dbt build'" in err and "Failure in test always_fails" in err
+    assert "[audit]" not in out
+    assert _snapshot(warehouse) == before
+    assert _release_ids(warehouse) == ["fixture-a"]
+    assert _beside(warehouse) == _own_entries(warehouse)
+
+
+def test_a_build_killed_during_dbt_changes_nothing_and_frees_the_lock(
+    shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    warehouse, layout = shared.warehouse, shared.layout
+    before, leftovers = _snapshot(warehouse), set(layout.builds_dir.glob("work-*/*.duckdb"))
+    with (tmp_path / "build.out").open("wb") as sink:
+        build = subprocess.Popen(
+            [*CLI, "build", str(shared.release("b")), "--warehouse", str(warehouse)],
+            stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        _wait_for(lambda: bool(set(layout.builds_dir.glob("work-*/*.duckdb")) - leftovers), "dbt creates the new database", build)
+        # Analysts keep querying the published warehouse while the build runs.
+        query = subprocess.run(
+            [*CLI, "sql", "select distinct release_id from marts.headline_metrics", "--warehouse", str(warehouse)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert query.returncode == 0 and "fixture-a" in query.stdout, query.stderr
+        assert build.poll() is None, "the build finished before it could be killed"
+    finally:
+        os.killpg(build.pid, signal.SIGKILL)
+        build.wait()
+    assert _snapshot(warehouse) == before
+    assert _release_ids(warehouse) == ["fixture-a"]
+    with layout.lock.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the killed build still held it
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    assert list(layout.builds_dir.glob("work-*"))  # what the killed build left behind ...
+    code, out, _ = _build(capsys, shared.release("a"), warehouse)
+    assert code == 0 and "nothing to do" in out
+    assert not list(layout.builds_dir.glob("work-*"))  # ... is cleared by the next build
+    assert _snapshot(warehouse) == before
+
+
+def test_an_open_reader_keeps_its_release_while_new_sessions_see_the_next(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Also the rebuild after the killed build above: a full build succeeds."""
+    warehouse, layout = shared.warehouse, shared.layout
+    old_target = warehouse.resolve()
+    reader = duckdb.connect(str(warehouse), read_only=True)
+    assert reader.sql("select distinct release_id from marts.model_scores").fetchall() == [("fixture-a",)]
+    code, out, err = _build(capsys, shared.release("b"), warehouse)
+    assert code == 0, err
+    assert f"published {warehouse} -> fixture-b-" in out
+    assert reader.sql("select distinct release_id from marts.verdicts").fetchall() == [("fixture-a",)]
+    assert _release_ids(warehouse) == ["fixture-b"]
+    reader.close()
+    assert old_target.exists()  # the previous build is kept
+    assert [r for r, _ in _meta(warehouse)] == ["fixture-a", "fixture-b"]
+    assert _meta(warehouse) == _log(warehouse)
+    assert _beside(warehouse) == _own_entries(warehouse)
+
+
+def test_a_release_id_published_with_other_content_needs_force(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warehouse, changed = shared.warehouse, shared.release("a-changed")
+    before = _snapshot(warehouse)
+    code, out, err = _build(capsys, changed, warehouse)
+    assert code == 1
+    assert "build failed at stage 'publish check'" in err and "release id 'fixture-a'" in err and "--force" in err
+    assert "[dbt build]" not in out
+    assert _snapshot(warehouse) == before
+
+    code, out, err = _build(capsys, changed, warehouse, "--force")
+    assert code == 0, err
+    assert _release_ids(warehouse) == ["fixture-a"]
+    assert _meta(warehouse)[-1] == ("fixture-a", manifest_sha256(changed))
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (n_changed,) = connection.execute("select count(*) from staging.stg_release__responses where response_text like 'Changed reply.%'").fetchone()
+    assert n_changed == len(read_table(changed, "responses")) - 1  # all but the empty reply
+
+
+def test_what_is_published_comes_from_the_published_file_not_the_log(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As after a crash right after the rename: the log lost its last record."""
+    warehouse, layout = shared.warehouse, shared.layout
+    full = _meta(warehouse)
+    lines = layout.log.read_text(encoding="utf-8").splitlines(keepends=True)
+    layout.log.write_text("".join(lines[:-1]), encoding="utf-8")
+    before = _snapshot(warehouse)
+    code, out, _ = _build(capsys, shared.release("a-changed"), warehouse)
+    assert code == 0 and "nothing to do" in out
+    assert _log(warehouse) == full
+    layout.log.unlink()
+    code, _, err = _build(capsys, shared.release("a"), warehouse)
+    assert code == 1 and "stage 'publish check'" in err
+    assert _log(warehouse) == full
+    assert _snapshot(warehouse) == before
