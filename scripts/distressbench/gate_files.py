@@ -1,0 +1,255 @@
+"""Gate stages 1 and 2: the manifest, the file set, and each table's Arrow schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from distressbench import contract
+from distressbench.gate import Recorder, listing, quote
+from distressbench.manifest import parquet_rows, read_manifest, sha256_of
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
+_MANIFEST_CHECKS = ("manifest_benchmark", "manifest_schema_version", "manifest_release_id", "manifest_synthetic", "manifest_files")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def safe_release_id(value: Any) -> bool:
+    """A release id that is a plain folder name: [A-Za-z0-9._-]+ and not '.' or '..'."""
+    return (
+        isinstance(value, str)
+        and re.fullmatch(contract.RELEASE_ID_PATTERN, value) is not None
+        and value not in (".", "..")
+    )
+
+
+def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
+    """Stage 1. Returns the release id when the manifest names a safe one."""
+    stage = "manifest"
+    path = release_dir / contract.MANIFEST
+    manifest: dict[str, Any] | None = None
+    if not path.is_file():
+        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST], f"{contract.MANIFEST} is missing from {release_dir}")
+    else:
+        try:
+            manifest = read_manifest(release_dir)
+        except (ValueError, UnicodeDecodeError, OSError) as error:
+            rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST], f"{contract.MANIFEST} cannot be read: {error}")
+        else:
+            rec.passed("manifest_json", stage)
+
+    listed: dict[str, Any] | None = None
+    release_id: str | None = None
+    if manifest is None:
+        for check in _MANIFEST_CHECKS + ("unlisted_files", "file_sha256", "file_rows"):
+            rec.skip(check, f"needs a readable {contract.MANIFEST}")
+    else:
+        release_id = _check_header(manifest, rec)
+        listed = _check_listing(manifest, rec)
+
+    _check_present(release_dir, listed, rec)
+    if listed is not None:
+        _check_unlisted(release_dir, listed, rec)
+        _check_files(release_dir, listed, rec)
+    return release_id
+
+
+def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
+    stage = "manifest"
+
+    def field(name: str) -> str:
+        return repr_json(manifest[name]) if name in manifest else "missing"
+
+    if manifest.get("benchmark") == contract.BENCHMARK:
+        rec.passed("manifest_benchmark", stage, None, "benchmark")
+    else:
+        shown = field("benchmark")
+        rec.failed("manifest_benchmark", stage, None, "benchmark", 1, [shown],
+                   f"benchmark is {shown}; a DistressBench release says {quote(contract.BENCHMARK)}")
+
+    version = manifest.get("schema_version")
+    if _is_int(version) and version == contract.SCHEMA_VERSION:
+        rec.passed("manifest_schema_version", stage, None, "schema_version")
+    else:
+        shown = field("schema_version")
+        rec.failed("manifest_schema_version", stage, None, "schema_version", 1, [shown],
+                   f"schema_version is {shown}; this gate reads schema_version {contract.SCHEMA_VERSION} (the integer)")
+
+    release = manifest.get("release")
+    if safe_release_id(release):
+        rec.passed("manifest_release_id", stage, None, "release")
+    else:
+        shown = field("release")
+        rec.failed("manifest_release_id", stage, None, "release", 1, [shown],
+                   f"release id is {shown}; it must be a plain folder name matching {contract.RELEASE_ID_PATTERN} "
+                   "(letters, digits, '.', '_', '-'; not '.' or '..')")
+        release = None
+
+    if isinstance(manifest.get("synthetic"), bool):
+        rec.passed("manifest_synthetic", stage, None, "synthetic")
+    else:
+        shown = field("synthetic")
+        rec.failed("manifest_synthetic", stage, None, "synthetic", 1, [shown],
+                   f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)")
+    return release
+
+
+def repr_json(value: Any) -> str:
+    """A manifest value as JSON (strings double-quoted), or its repr if it is not JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _check_listing(manifest: dict[str, Any], rec: Recorder) -> dict[str, Any] | None:
+    """manifest_files: the listed file set is the contract's and every entry is {sha256, rows}."""
+    stage = "manifest"
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        shown = "missing" if "files" not in manifest else f"a {type(files).__name__}"
+        rec.failed("manifest_files", stage, None, "files", 1, ["files"],
+                   f"files is {shown}; it must map each table file to its sha256 and row count")
+        for check in ("unlisted_files", "file_sha256", "file_rows"):
+            rec.skip(check, "needs the manifest's files listing")
+        return None
+    problems: list[str] = []
+    for table in contract.REQUIRED_TABLES:
+        if contract.file_name(table) not in files:
+            problems.append(f"{quote(contract.file_name(table))} (required, not listed)")
+    for name, entry in files.items():
+        if name not in _CONTRACT_FILES:
+            problems.append(f"{quote(name)} (not a file of the contract)")
+            continue
+        if not isinstance(entry, dict):
+            problems.append(f"{quote(name)} (entry is not an object)")
+            continue
+        sha, rows = entry.get("sha256"), entry.get("rows")
+        if not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
+            problems.append(f"{quote(name)} (sha256 is not 64 lowercase hex digits)")
+        if not (_is_int(rows) and rows >= 0):
+            problems.append(f"{quote(name)} (rows is not a non-negative integer)")
+    if problems:
+        rec.failed("manifest_files", stage, None, "files", len(problems), problems[:20],
+                   f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the manifest's files listing "
+                   f"(it must list exactly the contract's tables, the red-team annex optional): {listing(problems[:20], len(problems))}")
+    else:
+        rec.passed("manifest_files", stage, None, "files")
+    return files
+
+
+def _check_present(release_dir: Path, listed: dict[str, Any] | None, rec: Recorder) -> None:
+    """files_present: every required table file and every listed contract file is in the folder."""
+    wanted = [(contract.file_name(t), "required") for t in contract.REQUIRED_TABLES]
+    for name in listed or {}:
+        if name in _CONTRACT_FILES and contract.table_name(name) not in contract.REQUIRED_TABLES:
+            wanted.append((name, "listed in the manifest"))
+    missing = [(name, why) for name, why in wanted if not (release_dir / name).is_file()]
+    if not missing:
+        rec.passed("files_present", "manifest")
+        return
+    examples = [f"{quote(name)} ({why})" for name, why in missing]
+    tables = ", ".join(contract.table_name(name) for name, _ in missing)
+    rec.failed("files_present", "manifest", tables, None, len(missing), examples,
+               f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: {listing(examples, len(missing))}")
+
+
+def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
+    """unlisted_files: the folder holds no Parquet file the manifest does not list."""
+    extra = sorted(p.name for p in release_dir.iterdir() if p.name.endswith(".parquet") and p.name not in listed)
+    if not extra:
+        rec.passed("unlisted_files", "manifest")
+        return
+    examples = [quote(name) for name in extra[:20]]
+    rec.failed("unlisted_files", "manifest", None, None, len(extra), examples,
+               f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
+               f"{'are' if len(extra) != 1 else 'is'} not listed in {contract.MANIFEST}: {listing(examples, len(extra))}")
+
+
+def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
+    """file_sha256 and file_rows, per listed contract file that is present and well described."""
+    for name, entry in listed.items():
+        if name not in _CONTRACT_FILES or not isinstance(entry, dict):
+            continue
+        table, path = _CONTRACT_FILES[name], release_dir / name
+        if not path.is_file():
+            continue
+        expected_sha = entry.get("sha256")
+        if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
+            actual = sha256_of(path)
+            if actual == expected_sha:
+                rec.passed("file_sha256", "manifest", table)
+            else:
+                rec.failed("file_sha256", "manifest", table, None, 1, [name],
+                           f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}")
+        expected_rows = entry.get("rows")
+        if _is_int(expected_rows) and expected_rows >= 0:
+            try:
+                actual_rows = parquet_rows(path)
+            except (OSError, pa.ArrowException):
+                rec.skip(f"file_rows {table}", f"{name} is not readable Parquet (see parquet_readable)")
+                continue
+            if actual_rows == expected_rows:
+                rec.passed("file_rows", "manifest", table)
+            else:
+                rec.failed("file_rows", "manifest", table, None, abs(actual_rows - expected_rows), [name],
+                           f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}")
+
+
+def check_schemas(release_dir: Path, rec: Recorder) -> dict[str, Path]:
+    """Stage 2: table -> path for every present table whose Arrow schema is exactly the contract's."""
+    valid: dict[str, Path] = {}
+    for table, path in contract.release_files(release_dir).items():
+        try:
+            schema = pq.read_schema(path)
+        except (OSError, pa.ArrowException) as error:
+            rec.failed("parquet_readable", "schema", table, None, 1, [path.name],
+                       f"{path.name} is not a readable Parquet file (truncated or corrupt?): {error}")
+            continue
+        rec.passed("parquet_readable", "schema", table)
+        if _check_schema(table, schema, rec):
+            valid[table] = path
+    return valid
+
+
+def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
+    expected = contract.SCHEMAS[table]
+    names = list(schema.names)
+    missing = [n for n in expected.names if n not in names]
+    extra = [n for n in names if n not in expected.names]
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    file = contract.file_name(table)
+    if missing or extra or doubled:
+        parts = []
+        if missing:
+            parts.append(f"lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+        if extra:
+            parts.append(f"has extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}")
+        if doubled:
+            parts.append(f"repeats column{'s' if len(doubled) > 1 else ''} {', '.join(doubled)}")
+        examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
+        rec.failed("schema_columns", "schema", table, ", ".join(missing + extra + doubled), len(examples), examples,
+                   f"{file} {' and '.join(parts)}; the contract's columns are {', '.join(expected.names)}")
+    else:
+        rec.passed("schema_columns", "schema", table)
+    wrong = [
+        (n, schema.field(n).type, expected.field(n).type)
+        for n in expected.names
+        if n in names and n not in doubled and not schema.field(n).type.equals(expected.field(n).type)
+    ]
+    if wrong:
+        examples = [f"{n} is {actual}, expected {want}" for n, actual, want in wrong]
+        rec.failed("schema_types", "schema", table, ", ".join(n for n, _, _ in wrong), len(wrong), examples,
+                   f"{file} has {len(wrong)} column{'s' if len(wrong) > 1 else ''} of the wrong type: {'; '.join(examples)}")
+    elif not doubled:
+        rec.passed("schema_types", "schema", table)
+    return not (missing or extra or doubled or wrong)

@@ -1,0 +1,768 @@
+"""Gate stage 3: every value invariant of the contract.
+
+DuckDB reads the Parquet files (registered through its Python API, so no path, id or text
+ever enters SQL) and hands Great Expectations small pandas frames:
+
+- the small tables themselves (tasks, turns, criteria, models, the red-team annex), on
+  which column expectations check nulls, keys, sets, bounds and non-empty text;
+- per-task and per-transcript profiles (criteria count, turn order), checked the same way;
+- for the big tables and the cross-table rules, a frame of offending-row counts that DuckDB
+  computes (one query per source) and on which GX expects zeros; example keys of a failed
+  check are fetched afterwards. judge_labels is aggregated once to one row per
+  (response, criterion) pair, and references and completeness are checked on that.
+
+Every check reads only tables that passed the schema stage; the others are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from distressbench import contract
+from distressbench.gate import Recorder, listing, quote
+from distressbench.gate_gx import N_EXAMPLES, GxRunner, Outcome, gx
+
+STAGE = "values"
+MEMORY_LIMIT = "3GB"
+ROW = "file_row_number"
+LABEL_KEY = ("response_id", "criterion_id", "judge_id", "sample_index")
+CALIBRATION_KEY = ("response_id", "criterion_id", "annotator_id")
+
+E = gx.expectations
+
+
+# --------------------------------------------------------------------------------------
+# What a check is
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One GX expectation on a frame, reported as one check.
+
+    The message reads '<n> <unit|units> <problem>; <key> (<show>): examples'.
+    """
+
+    check: str
+    table: str
+    column: str
+    expectation: Callable[[], Any]
+    unit: str
+    units: str
+    problem: str
+    show: tuple[tuple[str, str], ...] = ()  # (frame column, label) shown after the key
+    with_row: bool = False  # name the file row (for null checks, where the key may be null)
+    describe: Callable[[Outcome, pd.DataFrame], tuple[int, list[str], str]] | None = None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A pandas frame DuckDB builds from valid tables, and the rules GX checks on it."""
+
+    name: str
+    needs: tuple[str, ...]
+    sql: str
+    key: tuple[str, ...]
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Offending rows DuckDB counts; GX expects the count to be zero."""
+
+    check: str
+    table: str
+    column: str
+    needs: tuple[str, ...]
+    source: str  # a registered table or derived view
+    bad: str  # SQL predicate over `source` (constant text, never data)
+    key: tuple[str, ...]
+    unit: str
+    units: str
+    problem: str
+    show: tuple[tuple[str, str], ...] = ()
+    rows: str = "count(*)"  # SQL aggregate: how many rows of `table` offend
+    with_row: bool = False
+    examples_sql: str | None = None  # overrides 'select key from source where bad limit 20'
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A helper view (or table, when `materialize`) over valid tables."""
+
+    name: str
+    needs: tuple[str, ...]
+    sql: str
+    materialize: bool = False
+
+
+# --------------------------------------------------------------------------------------
+# Showing values
+
+
+def show_value(value: Any) -> str:
+    """A value as the gate prints it: strings quoted, nulls as NULL, lists shortened."""
+    if hasattr(value, "tolist") and not isinstance(value, str):  # numpy scalars and arrays
+        value = value.tolist()
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "NULL"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        items = [show_value(v) for v in list(value)[:12]]
+        return "[" + ", ".join(items) + (", ..." if len(value) > 12 else "") + "]"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _key_label(key: tuple[str, ...], show: tuple[tuple[str, str], ...], with_row: bool) -> str:
+    label = key[0] if len(key) == 1 else "(" + ", ".join(key) + ")"
+    extras = (["file row"] if with_row else []) + [name for _, name in show]
+    return label + (f" ({', '.join(extras)})" if extras else "")
+
+
+def _example(row: dict[str, Any], key: tuple[str, ...], show: tuple[tuple[str, str], ...], with_row: bool) -> str:
+    parts = [show_value(row[k]) for k in key]
+    text = parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+    # Columns named *_json already hold JSON text (lists are kept out of GX frames: they slow it down).
+    shown = [str(row[c]) if c.endswith("_json") and isinstance(row[c], str) else show_value(row[c]) for c, _ in show]
+    extras = ([f"row {int(row[ROW])}"] if with_row else []) + shown
+    return text + (f" ({', '.join(extras)})" if extras else "")
+
+
+def _examples(rows: Iterable[dict[str, Any]], key: tuple[str, ...], show: tuple[tuple[str, str], ...], with_row: bool) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.setdefault(_example(row, key, show, with_row))
+    return list(seen)[:N_EXAMPLES]
+
+
+def _message(n: int, unit: str, units: str, problem: str, key_label: str, examples: list[str]) -> str:
+    head = f"{n} {unit if n == 1 else units} {problem}"
+    return f"{head}; {key_label}: {listing(examples, n)}" if examples else head
+
+
+# --------------------------------------------------------------------------------------
+# The checks
+
+
+def _not_null(table: str, column: str, frame_column: str | None = None) -> Rule:
+    target = frame_column or column
+    return Rule("not_null", table, column, lambda: E.ExpectColumnValuesToNotBeNull(column=target),
+                "row", "rows", f"with a null {column}", with_row=True)
+
+
+def _unique(table: str, columns: tuple[str, ...]) -> Rule:
+    name = columns[0] if len(columns) == 1 else "(" + ", ".join(columns) + ")"
+    if len(columns) == 1:
+        factory: Callable[[], Any] = lambda: E.ExpectColumnValuesToBeUnique(column=columns[0])
+    else:
+        factory = lambda: E.ExpectCompoundColumnsToBeUnique(column_list=list(columns))
+    return Rule("unique", table, name, factory, "row", "rows", f"sharing a {name} with another row")
+
+
+def _non_empty(table: str, column: str, length_column: str, unit: str, units: str) -> Rule:
+    return Rule("non_empty", table, column, lambda: E.ExpectColumnValuesToBeBetween(column=length_column, min_value=1),
+                unit, units, f"with an empty {column}")
+
+
+def _clinician_count(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[str], str]:
+    n = len(frame)
+    if n == 0:
+        return 1, [], "no model has kind 'clinician_reference'; the contract wants exactly one clinician reference row"
+    examples = [show_value(v) for v in frame["model_id"].tolist()[:N_EXAMPLES]]
+    return n, examples, f"{n} models have kind 'clinician_reference'; the contract wants exactly one; model_id: {listing(examples, n)}"
+
+
+def frames() -> tuple[Frame, ...]:
+    """Every frame GX checks, with its rules."""
+    subcategories, dimensions = contract.subcategories(), contract.dimensions()
+    lo, hi = contract.MIN_CRITERIA_PER_TASK, contract.MAX_CRITERIA_PER_TASK
+    return (
+        Frame(
+            "tasks", ("tasks",),
+            f"select {ROW}, task_id, subcategory, n_user_turns, length(reference_response) as reference_length "
+            f"from tasks order by {ROW}",
+            ("task_id",),
+            (
+                _not_null("tasks", "task_id"),
+                _not_null("tasks", "subcategory"),
+                _not_null("tasks", "n_user_turns"),
+                _not_null("tasks", "reference_response", "reference_length"),
+                _unique("tasks", ("task_id",)),
+                Rule("known_subcategory", "tasks", "subcategory",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="subcategory", value_set=list(subcategories)),
+                     "task", "tasks", f"with a subcategory that is not one of the {len(subcategories)} in seeds/subcategories.csv",
+                     show=(("subcategory", "subcategory"),)),
+                Rule("n_user_turns_positive", "tasks", "n_user_turns",
+                     lambda: E.ExpectColumnValuesToBeBetween(column="n_user_turns", min_value=1),
+                     "task", "tasks", "with n_user_turns below 1", show=(("n_user_turns", "n_user_turns"),)),
+                _non_empty("tasks", "reference_response", "reference_length", "task", "tasks"),
+            ),
+        ),
+        Frame(
+            "turns", ("turns",),
+            f"select {ROW}, task_id, turn_index, role, length(content) as content_length from turns order by {ROW}",
+            ("task_id", "turn_index"),
+            (
+                _not_null("turns", "task_id"),
+                _not_null("turns", "turn_index"),
+                _not_null("turns", "role"),
+                _not_null("turns", "content", "content_length"),
+                _unique("turns", ("task_id", "turn_index")),
+                Rule("known_role", "turns", "role",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="role", value_set=list(contract.TURN_ROLES)),
+                     "turn", "turns", "with a role other than 'user' or 'assistant'", show=(("role", "role"),)),
+                _non_empty("turns", "content", "content_length", "turn", "turns"),
+            ),
+        ),
+        Frame(
+            "criteria", ("criteria",),
+            f"select {ROW}, criterion_id, task_id, dimension, weight, length(text) as text_length "
+            f"from criteria order by {ROW}",
+            ("criterion_id",),
+            (
+                _not_null("criteria", "criterion_id"),
+                _not_null("criteria", "task_id"),
+                _not_null("criteria", "dimension"),
+                _not_null("criteria", "weight"),
+                _not_null("criteria", "text", "text_length"),
+                _unique("criteria", ("criterion_id",)),
+                Rule("known_dimension", "criteria", "dimension",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="dimension", value_set=list(dimensions)),
+                     "criterion", "criteria", f"with a dimension that is not one of the {len(dimensions)} in seeds/dimensions.csv",
+                     show=(("dimension", "dimension"),)),
+                Rule("weight_range", "criteria", "weight",
+                     lambda: E.ExpectColumnValuesToBeBetween(column="weight", min_value=contract.MIN_WEIGHT, max_value=contract.MAX_WEIGHT),
+                     "criterion", "criteria", f"with a weight outside {contract.MIN_WEIGHT}..{contract.MAX_WEIGHT}",
+                     show=(("weight", "weight"),)),
+                _non_empty("criteria", "text", "text_length", "criterion", "criteria"),
+            ),
+        ),
+        Frame(
+            "criteria_per_task", ("tasks", "criteria"),
+            "select t.task_id, coalesce(c.n_rows, 0) as n_criteria from task_keys t "
+            "left join task_criteria c on c.task_id = t.task_id order by t.task_id",
+            ("task_id",),
+            (
+                Rule("criteria_per_task", "criteria", "task_id",
+                     lambda: E.ExpectColumnValuesToBeBetween(column="n_criteria", min_value=lo, max_value=hi),
+                     "task", "tasks", f"with fewer than {lo} or more than {hi} criteria",
+                     show=(("n_criteria", "criteria"),)),
+            ),
+        ),
+        Frame(
+            "turn_order", ("tasks", "turns"),
+            TURN_ORDER_SQL,
+            ("task_id",),
+            (
+                Rule("task_has_turns", "turns", "task_id",
+                     lambda: E.ExpectColumnValuesToBeBetween(column="n_turns", min_value=1),
+                     "task", "tasks", "without any turn in turns"),
+                Rule("turns_contiguous", "turns", "turn_index",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="contiguous", value_set=[True]),
+                     "task", "tasks", "whose turn_index values are not 0, 1, ..., n-1",
+                     show=(("turn_indexes_json", "turn_index values"),)),
+                Rule("turns_alternate", "turns", "role",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="alternates", value_set=[True]),
+                     "task", "tasks", "whose turns do not alternate between user and assistant",
+                     show=(("roles_json", "roles by turn_index"),)),
+                Rule("turns_start_with_user", "turns", "role",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="first_role", value_set=["user"]),
+                     "task", "tasks", "whose first turn is not a user turn", show=(("first_role", "first role"),)),
+                Rule("turns_end_with_user", "turns", "role",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="last_role", value_set=["user"]),
+                     "task", "tasks", "whose last turn is not a user turn", show=(("last_role", "last role"),)),
+                Rule("user_turn_count", "tasks", "n_user_turns",
+                     lambda: E.ExpectColumnPairValuesToBeEqual(column_A="n_user_seen", column_B="n_user_turns",
+                                                               ignore_row_if="either_value_is_missing"),
+                     "task", "tasks", "whose n_user_turns differs from its number of user turns in turns",
+                     show=(("n_user_turns", "n_user_turns"), ("n_user_seen", "user turns"))),
+            ),
+        ),
+        Frame(
+            "models", ("models",),
+            f"select {ROW}, model_id, kind from models order by {ROW}",
+            ("model_id",),
+            (
+                _not_null("models", "model_id"),
+                _not_null("models", "kind"),
+                _unique("models", ("model_id",)),
+                Rule("known_kind", "models", "kind",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="kind", value_set=list(contract.MODEL_KINDS)),
+                     "model", "models", "with a kind other than 'model' or 'clinician_reference'", show=(("kind", "kind"),)),
+            ),
+        ),
+        Frame(
+            "clinician_references", ("models",),
+            f"select {ROW}, model_id from models where kind = 'clinician_reference' order by {ROW}",
+            ("model_id",),
+            (
+                Rule("one_clinician_reference", "models", "kind", lambda: E.ExpectTableRowCountToEqual(value=1),
+                     "model", "models", "", describe=_clinician_count),
+            ),
+        ),
+        Frame(
+            "redteam_transcripts", ("redteam_transcripts",),
+            f"select {ROW}, transcript_id, turn_index, role from redteam_transcripts order by {ROW}",
+            ("transcript_id", "turn_index"),
+            (
+                _not_null("redteam_transcripts", "transcript_id"),
+                _not_null("redteam_transcripts", "turn_index"),
+                _not_null("redteam_transcripts", "role"),
+                _unique("redteam_transcripts", ("transcript_id", "turn_index")),
+                Rule("known_role", "redteam_transcripts", "role",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="role", value_set=list(contract.TURN_ROLES)),
+                     "turn", "turns", "with a role other than 'user' or 'assistant'", show=(("role", "role"),)),
+            ),
+        ),
+        Frame(
+            "transcript_order", ("redteam_transcripts",),
+            "select transcript_id, min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous, "
+            "to_json(list(turn_index order by turn_index)) as turn_indexes_json from redteam_transcripts "
+            "where transcript_id is not null and turn_index is not null group by transcript_id order by transcript_id",
+            ("transcript_id",),
+            (
+                Rule("turns_contiguous", "redteam_transcripts", "turn_index",
+                     lambda: E.ExpectColumnValuesToBeInSet(column="contiguous", value_set=[True]),
+                     "transcript", "transcripts", "whose turn_index values are not 0, 1, ..., n-1",
+                     show=(("turn_indexes_json", "turn_index values"),)),
+            ),
+        ),
+    )
+
+
+TURN_ORDER_SQL = """
+with t as (
+    select task_id, min(n_user_turns) as n_user_turns from tasks where task_id is not null group by task_id
+), d as (
+    select distinct task_id, turn_index, role from turns where task_id is not null and turn_index is not null
+), u as (
+    select task_id, turn_index, role, lag(role) over (partition by task_id order by turn_index) as previous_role
+    from d
+), s as (
+    select task_id, count(*) as n_turns,
+           min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous,
+           count(*) filter (where role = previous_role) = 0 as alternates,
+           arg_min(role, turn_index) as first_role, arg_max(role, turn_index) as last_role,
+           count(*) filter (where role = 'user') as n_user_seen,
+           to_json(list(turn_index order by turn_index)) as turn_indexes_json,
+           to_json(list(role order by turn_index)) as roles_json
+    from u group by task_id
+)
+select t.task_id, t.n_user_turns, coalesce(s.n_turns, 0) as n_turns, s.contiguous, s.alternates,
+       s.first_role, s.last_role, s.n_user_seen, s.turn_indexes_json, s.roles_json
+from t left join s on s.task_id = t.task_id
+order by t.task_id
+"""
+
+
+DERIVED: tuple[Derived, ...] = (
+    Derived("task_keys", ("tasks",), "select distinct task_id from tasks where task_id is not null"),
+    Derived("model_keys", ("models",), "select distinct model_id from models where model_id is not null"),
+    Derived("response_keys", ("responses",),
+            "select response_id, min(task_id) as task_id from responses where response_id is not null group by response_id"),
+    Derived("criterion_keys", ("criteria",),
+            "select criterion_id, min(task_id) as task_id from criteria where criterion_id is not null group by criterion_id"),
+    Derived("response_index", ("responses",),
+            "select response_id, task_id, (row_number() over ())::integer as rid from response_keys", materialize=True),
+    Derived("criterion_index", ("criteria",),
+            "select criterion_id, task_id, (row_number() over ())::integer as cid from criterion_keys", materialize=True),
+    Derived("task_criteria", ("criteria",),
+            "select task_id, count(*) as n_rows, count(distinct criterion_id) as n_ids from criteria "
+            "where task_id is not null group by task_id"),
+    Derived("turn_refs", ("turns", "tasks"),
+            "select t.task_id, t.turn_index, k.task_id is not null as known from turns t "
+            "left join task_keys k on k.task_id = t.task_id"),
+    Derived("criterion_refs", ("criteria", "tasks"),
+            "select c.criterion_id, c.task_id, k.task_id is not null as known from criteria c "
+            "left join task_keys k on k.task_id = c.task_id"),
+    Derived("response_refs", ("responses", "tasks", "models"),
+            "select r.response_id, r.task_id, r.model_id, t.task_id is not null as task_known, "
+            "m.model_id is not null as model_known from responses r "
+            "left join task_keys t on t.task_id = r.task_id left join model_keys m on m.model_id = r.model_id"),
+    Derived("response_id_dups", ("responses",),
+            "select response_id, count(*) as n from responses where response_id is not null "
+            "group by response_id having count(*) > 1"),
+    Derived("response_pair_dups", ("responses",),
+            "select task_id, model_id, count(*) as n from responses where task_id is not null and model_id is not null "
+            "group by task_id, model_id having count(*) > 1"),
+    Derived("missing_replies", ("responses", "tasks", "models"),
+            "select m.model_id, t.task_id from model_keys m cross join task_keys t "
+            "anti join responses r on r.model_id = m.model_id and r.task_id = t.task_id"),
+    Derived("calibration_dups", ("calibration_labels",),
+            "select response_id, criterion_id, annotator_id, count(*) as n from calibration_labels "
+            "where response_id is not null and criterion_id is not null and annotator_id is not null "
+            "group by response_id, criterion_id, annotator_id having count(*) > 1"),
+    Derived("calibration_refs", ("calibration_labels", "responses", "criteria"),
+            "select l.response_id, l.criterion_id, l.annotator_id, r.response_id is not null as response_known, "
+            "c.criterion_id is not null as criterion_known, r.task_id as response_task, c.task_id as criterion_task "
+            "from calibration_labels l left join response_keys r on r.response_id = l.response_id "
+            "left join criterion_keys c on c.criterion_id = l.criterion_id"),
+)
+
+# judge_labels is read in three passes: a per-judge profile, the aggregate to (reply, criterion)
+# pairs on integer ids (label_pairs), and the null / sample_index counts. Each pair carries a
+# 64-bit mask of its (judge, sample) slots: when every judge and sample_index fits in 64
+# slots, a pair repeats a (judge_id, sample_index) exactly when it has more labels than set
+# bits, so the uniqueness of the full key needs no aggregate over every label. Otherwise, or
+# when labels point at unknown replies or criteria, the exact full-key aggregate runs.
+JUDGE_PROFILE_SQL = """
+select judge_id,
+       count(*) filter (where response_id is null or criterion_id is null or sample_index is null) as n_null_keys,
+       min(sample_index) as lo, max(sample_index) as hi
+from judge_labels group by judge_id limit 65
+"""
+LABEL_PAIRS_SQL = """
+create temp table label_pairs as
+select (coalesce(r.rid, 0)::bigint << 32) | coalesce(c.cid, 0) as pair,
+       count(*)::integer as n_labels,
+       {slots} as slots,
+       bool_and(r.task_id = c.task_id) as same_task
+from judge_labels l {judge_join}
+left join response_index r on r.response_id = l.response_id
+left join criterion_index c on c.criterion_id = l.criterion_id
+where l.response_id is not null and l.criterion_id is not null
+group by pair
+"""
+SLOTS = "bit_or((1::ubigint) << (j.judge_no * s.width + l.sample_index)::ubigint)"
+SLOTS_JOIN = "join judge_index j on j.judge_id = l.judge_id cross join label_slots s"
+LABEL_DUP_KEYS = """
+select l.response_id, l.criterion_id, l.judge_id, l.sample_index, count(*) as n from judge_labels l {restrict}
+where l.response_id is not null and l.criterion_id is not null and l.judge_id is not null and l.sample_index is not null
+group by l.response_id, l.criterion_id, l.judge_id, l.sample_index having count(*) > 1
+"""
+SLOT_CANDIDATES = """
+semi join (
+    select r.response_id, c.criterion_id from label_pairs p
+    join response_index r on r.rid = (p.pair >> 32)::integer join criterion_index c on c.cid = (p.pair & 4294967295)::integer
+    where bit_count(p.slots) < p.n_labels
+) k on k.response_id = l.response_id and k.criterion_id = l.criterion_id
+"""
+
+LABEL_VIEWS: tuple[Derived, ...] = (
+    # rid / cid 0: the label's response_id / criterion_id is not in responses / criteria.
+    Derived("label_ids", ("judge_labels", "responses", "criteria"),
+            "select (pair >> 32)::integer as rid, (pair & 4294967295)::integer as cid, n_labels, slots, same_task "
+            "from label_pairs"),
+    Derived("label_refs", ("judge_labels", "responses", "criteria"),
+            "select p.rid, p.cid, p.n_labels, p.same_task, r.response_id, c.criterion_id, "
+            "r.task_id as response_task, c.task_id as criterion_task "
+            "from label_ids p left join response_index r on r.rid = p.rid left join criterion_index c on c.cid = p.cid"),
+    Derived("label_coverage", ("judge_labels", "responses", "criteria"),
+            "select r.response_id, r.rid, r.task_id, coalesce(tc.n_ids, 0) as n_expected, coalesce(v.n_labeled, 0) as n_labeled "
+            "from response_index r left join task_criteria tc on tc.task_id = r.task_id "
+            "left join (select rid, count(*) as n_labeled from label_ids where same_task group by rid) v on v.rid = r.rid"),
+)
+
+MISSING_LABELS_SQL = f"""
+with r as (
+    select response_id, rid, task_id from label_coverage where n_labeled < n_expected order by response_id limit {N_EXAMPLES}
+)
+select r.response_id, c.criterion_id from r join criterion_index c on c.task_id = r.task_id
+anti join label_ids p on p.rid = r.rid and p.cid = c.cid
+order by r.response_id, c.criterion_id limit {N_EXAMPLES}
+"""
+SAME_TASK = "rid <> 0 and cid <> 0 and not same_task"
+DANGLING_LABELS_SQL = f"""
+select l.response_id, l.criterion_id, count(*) as n_labels from judge_labels l
+anti join {{index}} x on x.{{column}} = l.{{column}}
+where l.response_id is not null and l.criterion_id is not null
+group by l.response_id, l.criterion_id order by l.response_id, l.criterion_id limit {N_EXAMPLES}
+"""
+
+
+def _null_probe(table: str, column: str, key: tuple[str, ...]) -> Probe:
+    return Probe("not_null", table, column, (table,), table, f"{column} is null", key,
+                 "row", "rows", f"with a null {column}", with_row=True)
+
+
+def probes() -> tuple[Probe, ...]:
+    """Every check DuckDB evaluates on the big tables and across tables."""
+    same_task_show = (("criterion_task", "criterion's task"), ("response_task", "reply's task"))
+    return (
+        Probe("foreign_key", "turns", "task_id", ("turns", "tasks"), "turn_refs", "task_id is not null and not known",
+              ("task_id", "turn_index"), "turn", "turns", "with a task_id missing from tasks"),
+        Probe("foreign_key", "criteria", "task_id", ("criteria", "tasks"), "criterion_refs", "task_id is not null and not known",
+              ("criterion_id",), "criterion", "criteria", "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
+        *(_null_probe("responses", c, ("response_id",)) for c in ("response_id", "task_id", "model_id")),
+        Probe("unique", "responses", "response_id", ("responses",), "response_id_dups", "true",
+              ("response_id",), "row", "rows", "sharing a response_id with another row", show=(("n", "rows"),), rows="sum(n)"),
+        Probe("unique", "responses", "(task_id, model_id)", ("responses",), "response_pair_dups", "true",
+              ("task_id", "model_id"), "reply", "replies", "to a (task, model) pair that has more than one reply",
+              show=(("n", "replies"),), rows="sum(n)"),
+        Probe("foreign_key", "responses", "task_id", ("responses", "tasks", "models"), "response_refs",
+              "task_id is not null and not task_known", ("response_id",), "reply", "replies",
+              "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
+        Probe("foreign_key", "responses", "model_id", ("responses", "tasks", "models"), "response_refs",
+              "model_id is not null and not model_known", ("response_id",), "reply", "replies",
+              "with a model_id missing from models", show=(("model_id", "model_id"),)),
+        Probe("responses_complete", "responses", "(task_id, model_id)", ("responses", "tasks", "models"), "missing_replies",
+              "true", ("model_id", "task_id"), "(model, task) pair", "(model, task) pairs", "without a reply in responses"),
+        *(_null_probe("judge_labels", c, LABEL_KEY) for c in LABEL_KEY + ("met",)),
+        Probe("sample_index_non_negative", "judge_labels", "sample_index", ("judge_labels",), "judge_labels",
+              "sample_index < 0", LABEL_KEY, "judge label", "judge labels", "with a negative sample_index"),
+        Probe("unique", "judge_labels", "(" + ", ".join(LABEL_KEY) + ")", ("judge_labels",), "label_dups", "true",
+              LABEL_KEY, "row", "rows", "repeating the (response_id, criterion_id, judge_id, sample_index) of another row",
+              show=(("n", "rows with that key"),), rows="sum(n - 1)"),
+        Probe("foreign_key", "judge_labels", "response_id", ("judge_labels", "responses", "criteria"), "label_ids",
+              "rid = 0", ("response_id", "criterion_id"), "judge label", "judge labels",
+              "with a response_id missing from responses", show=(("n_labels", "labels"),), rows="sum(n_labels)",
+              examples_sql=DANGLING_LABELS_SQL.format(index="response_index", column="response_id")),
+        Probe("foreign_key", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_ids",
+              "cid = 0", ("response_id", "criterion_id"), "judge label", "judge labels",
+              "with a criterion_id missing from criteria", show=(("n_labels", "labels"),), rows="sum(n_labels)",
+              examples_sql=DANGLING_LABELS_SQL.format(index="criterion_index", column="criterion_id")),
+        Probe("same_task", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_ids",
+              SAME_TASK, ("response_id", "criterion_id"), "judge label", "judge labels",
+              "on a criterion of another task than the reply's", show=same_task_show, rows="sum(n_labels)",
+              examples_sql=f"select response_id, criterion_id, criterion_task, response_task from label_refs where {SAME_TASK} "
+                           f"order by response_id, criterion_id limit {N_EXAMPLES}"),
+        Probe("labels_complete", "judge_labels", "(response_id, criterion_id)", ("judge_labels", "responses", "criteria"),
+              "label_coverage", "n_labeled < n_expected", ("response_id", "criterion_id"),
+              "(reply, criterion of its task) pair", "(reply, criterion of its task) pairs", "without any judge label",
+              rows="sum(n_expected - n_labeled)", examples_sql=MISSING_LABELS_SQL),
+        *(_null_probe("calibration_labels", c, CALIBRATION_KEY) for c in CALIBRATION_KEY + ("met",)),
+        Probe("unique", "calibration_labels", "(" + ", ".join(CALIBRATION_KEY) + ")", ("calibration_labels",),
+              "calibration_dups", "true", CALIBRATION_KEY, "row", "rows",
+              "sharing a (response_id, criterion_id, annotator_id) with another row", show=(("n", "rows"),), rows="sum(n)"),
+        Probe("foreign_key", "calibration_labels", "response_id", ("calibration_labels", "responses", "criteria"),
+              "calibration_refs", "response_id is not null and not response_known", CALIBRATION_KEY,
+              "calibration label", "calibration labels", "with a response_id missing from responses"),
+        Probe("foreign_key", "calibration_labels", "criterion_id", ("calibration_labels", "responses", "criteria"),
+              "calibration_refs", "criterion_id is not null and not criterion_known", CALIBRATION_KEY,
+              "calibration label", "calibration labels", "with a criterion_id missing from criteria"),
+        Probe("same_task", "calibration_labels", "criterion_id", ("calibration_labels", "responses", "criteria"),
+              "calibration_refs", "response_known and criterion_known and response_task is distinct from criterion_task",
+              CALIBRATION_KEY, "calibration label", "calibration labels",
+              "on a criterion of another task than the reply's", show=same_task_show),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Running them
+
+
+@dataclass
+class _Session:
+    con: duckdb.DuckDBPyConnection
+    valid: set[str]
+    rec: Recorder
+    gx: GxRunner
+    broken: dict[str, str] = field(default_factory=dict)  # derived view -> DuckDB error
+
+
+def _connect(tmp: Path) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(
+        ":memory:",
+        config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(tmp), "preserve_insertion_order": False},
+    )
+
+
+def check_values(release_dir: Path, valid_tables: dict[str, Path], rec: Recorder) -> None:
+    """Stage 3 over the tables that passed stage 2."""
+    all_frames, all_probes = frames(), probes()
+    runnable_frames = [f for f in all_frames if set(f.needs) <= set(valid_tables)]
+    runnable_probes = [p for p in all_probes if set(p.needs) <= set(valid_tables)]
+    present = set(contract.release_files(release_dir))
+    _report_skips(all_frames, all_probes, valid_tables, present, rec)
+    if not runnable_frames and not runnable_probes:
+        return
+    with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
+        con = _connect(Path(tmp))
+        try:
+            for table, path in valid_tables.items():
+                con.read_parquet(str(path), file_row_number=True).create_view(table)
+            session = _Session(con, set(valid_tables), rec, GxRunner.shared())
+            _derive(session)
+            for frame in runnable_frames:
+                _run_frame(session, frame)
+            _run_probes(session, runnable_probes)
+        finally:
+            con.close()
+
+
+def _report_skips(
+    all_frames: Iterable[Frame], all_probes: Iterable[Probe], valid: dict[str, Path], present: set[str], rec: Recorder
+) -> None:
+    """One SKIP line per set of unusable tables; an absent optional annex is no reason to say anything."""
+    by_missing: dict[tuple[str, ...], list[str]] = {}
+    for needs, labels in [(f.needs, [f"{r.check} {r.table}.{r.column}" for r in f.rules]) for f in all_frames] + [
+        (p.needs, [f"{p.check} {p.table}.{p.column}"]) for p in all_probes
+    ]:
+        missing = tuple(t for t in needs if t not in valid)
+        if any(t in present or t in contract.REQUIRED_TABLES for t in missing):
+            by_missing.setdefault(missing, []).extend(labels)
+    for missing, labels in by_missing.items():
+        tables = ", ".join(missing)
+        rec.skip(f"{len(labels)} value checks ({', '.join(labels)})",
+                 f"they read {tables}, which did not pass the file and schema checks")
+
+
+def _derive(session: _Session) -> None:
+    _create(session, DERIVED)
+    _derive_labels(session)
+    _create(session, LABEL_VIEWS)
+
+
+def _create(session: _Session, views: Iterable[Derived]) -> None:
+    for view in views:
+        if not set(view.needs) <= session.valid:
+            continue
+        broken = [d for d in session.broken if d in view.sql]
+        if broken:
+            session.broken[view.name] = session.broken[broken[0]]
+            continue
+        kind = "temp table" if view.materialize else "temp view"
+        try:
+            session.con.execute(f"create {kind} {view.name} as {view.sql}")
+        except duckdb.Error as error:
+            session.broken[view.name] = f"{type(error).__name__}: {error}"
+
+
+def _derive_labels(session: _Session) -> None:
+    """label_pairs (when replies and criteria are readable) and label_dups; see JUDGE_PROFILE_SQL."""
+    con = session.con
+    if "judge_labels" not in session.valid:
+        return
+    fast = False
+    if {"responses", "criteria"} <= session.valid and not {"response_index", "criterion_index"} & set(session.broken):
+        try:
+            profile = con.execute(JUDGE_PROFILE_SQL).fetchall()
+            judges = [row[0] for row in profile]
+            lows = [row[2] for row in profile if row[2] is not None]
+            width = max((row[3] for row in profile if row[3] is not None), default=0) + 1
+            fast = (
+                len(profile) <= 64
+                and None not in judges
+                and sum(row[1] for row in profile) == 0
+                and min(lows, default=0) >= 0
+                and len(judges) * width <= 64
+            )
+            con.execute("create temp table judge_index (judge_id varchar, judge_no integer)")
+            con.execute("create temp table label_slots (width integer)")
+            if fast:
+                con.executemany("insert into judge_index values (?, ?)", [[j, i] for i, j in enumerate(sorted(judges))])
+                con.execute("insert into label_slots values (?)", [width])
+            con.execute(LABEL_PAIRS_SQL.format(slots=SLOTS if fast else "null::ubigint", judge_join=SLOTS_JOIN if fast else ""))
+            (dangling,) = con.execute(
+                "select count(*) from label_pairs where pair >> 32 = 0 or pair & 4294967295 = 0"
+            ).fetchone() or (0,)
+            fast = fast and dangling == 0
+        except duckdb.Error as error:
+            session.broken["label_pairs"] = f"{type(error).__name__}: {error}"
+            fast = False
+    elif {"responses", "criteria"} <= session.valid:
+        session.broken["label_pairs"] = next(v for k, v in session.broken.items() if k in ("response_index", "criterion_index"))
+    try:
+        if fast:
+            (candidates,) = con.execute("select count(*) from label_pairs where bit_count(slots) < n_labels").fetchone() or (0,)
+            restrict = SLOT_CANDIDATES if candidates else ""
+            limit = "" if candidates else " limit 0"
+            con.execute(f"create temp table label_dups as {LABEL_DUP_KEYS.format(restrict=restrict)}{limit}")
+        else:
+            con.execute(f"create temp table label_dups as {LABEL_DUP_KEYS.format(restrict='')}")
+    except duckdb.Error as error:
+        session.broken["label_dups"] = f"{type(error).__name__}: {error}"
+
+
+def _fail_all(session: _Session, checks: Iterable[tuple[str, str, str]], error: str) -> None:
+    for check, table, column in checks:
+        session.rec.failed(check, STAGE, table, column, 1, [], f"could not be evaluated, the data could not be read: {error}")
+
+
+def _run_frame(session: _Session, frame: Frame) -> None:
+    try:
+        data = session.con.execute(frame.sql).df()
+    except duckdb.Error as error:
+        _fail_all(session, [(r.check, r.table, r.column) for r in frame.rules], f"{type(error).__name__}: {error}")
+        return
+    outcomes = session.gx.validate(data, [rule.expectation() for rule in frame.rules])
+    for rule, outcome in zip(frame.rules, outcomes, strict=True):
+        _record_rule(session.rec, frame, rule, outcome, data)
+
+
+def _record_rule(rec: Recorder, frame: Frame, rule: Rule, outcome: Outcome, data: pd.DataFrame) -> None:
+    if outcome.error is not None:
+        rec.failed(rule.check, STAGE, rule.table, rule.column, 1, [], f"Great Expectations could not evaluate it: {outcome.error}")
+        return
+    if outcome.success:
+        rec.passed(rule.check, STAGE, rule.table, rule.column)
+        return
+    if rule.describe is not None:
+        n, examples, message = rule.describe(outcome, data)
+    else:
+        rows = [data.loc[i].to_dict() for i in outcome.unexpected_index]
+        examples = _examples(rows, frame.key, rule.show, rule.with_row)
+        n = int(outcome.unexpected_count or len(rows))
+        label = _key_label(frame.key, rule.show, rule.with_row)
+        message = _message(n, rule.unit, rule.units, rule.problem, label, examples)
+    rec.failed(rule.check, STAGE, rule.table, rule.column, n, examples, message)
+
+
+def _run_probes(session: _Session, runnable: list[Probe]) -> None:
+    """Count each probe's offending rows in DuckDB (one query per source), let GX judge the
+    counts (a frame with one row per probe; every count must be 0), then fetch example keys
+    for the probes that fail."""
+    by_source: dict[str, list[Probe]] = {}
+    for probe in runnable:
+        by_source.setdefault(probe.source, []).append(probe)
+    counted: list[tuple[Probe, int]] = []
+    for source, group in by_source.items():
+        if source in session.broken:
+            _fail_all(session, [(p.check, p.table, p.column) for p in group], session.broken[source])
+            continue
+        counts_sql = "select " + ", ".join(
+            f"coalesce({p.rows} filter (where {p.bad}), 0) as c{i}" for i, p in enumerate(group)
+        ) + f" from {source}"
+        try:
+            counts = session.con.execute(counts_sql).fetchone() or tuple(0 for _ in group)
+        except duckdb.Error as error:
+            _fail_all(session, [(p.check, p.table, p.column) for p in group], f"{type(error).__name__}: {error}")
+            continue
+        counted.extend(zip(group, (int(c) for c in counts), strict=True))
+    if not counted:
+        return
+    frame = pd.DataFrame({"check": [f"{p.check} {p.table}.{p.column}" for p, _ in counted],
+                          "offending_rows": [count for _, count in counted]})
+    (outcome,) = session.gx.validate(
+        frame, [E.ExpectColumnValuesToBeBetween(column="offending_rows", min_value=0, max_value=0)], n_examples=len(frame)
+    )
+    failing = set(outcome.unexpected_index) if outcome.error is None else set(range(len(counted)))
+    for i, (probe, count) in enumerate(counted):
+        if outcome.error is not None:
+            session.rec.failed(probe.check, STAGE, probe.table, probe.column, 1, [],
+                               f"Great Expectations could not evaluate it: {outcome.error}")
+        elif i in failing:
+            _record_offenders(session, probe, count)
+        else:
+            session.rec.passed(probe.check, STAGE, probe.table, probe.column)
+
+
+def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
+    columns = list(dict.fromkeys(probe.key + tuple(c for c, _ in probe.show) + ((ROW,) if probe.with_row else ())))
+    order = ROW if probe.with_row else ", ".join(probe.key)
+    sql = probe.examples_sql or (
+        f"select {', '.join(columns)} from {probe.source} where {probe.bad} order by {order} limit {N_EXAMPLES}"
+    )
+    try:
+        rows = session.con.execute(sql).df().to_dict("records")
+    except duckdb.Error as error:
+        rows = []
+        note = f" (example keys could not be read: {type(error).__name__}: {error})"
+    else:
+        note = ""
+    examples = _examples(rows, probe.key, probe.show, probe.with_row)
+    label = _key_label(probe.key, probe.show, probe.with_row)
+    session.rec.failed(probe.check, STAGE, probe.table, probe.column, count, examples,
+                       _message(count, probe.unit, probe.units, probe.problem, label, examples) + note)
