@@ -10,37 +10,8 @@ cells as (
     select * from {{ ref('int_cells_scored') }}
 ),
 
-per_model as (
-    select
-        model_id,
-        kind,
-        false as is_pooled,
-        subcategory,
-        count(*) as n_tasks,
-        count(*) as n_cells,
-        avg(score) as score,
-    from cells
-    group by model_id, kind, subcategory
-),
-
-pooled as (
-    select
-        null::varchar as model_id,
-        null::varchar as kind,
-        true as is_pooled,
-        subcategory,
-        count(distinct task_id) as n_tasks,
-        count(*) as n_cells,
-        avg(score) as score,
-    from cells
-    where is_ranked
-    group by subcategory
-),
-
 unioned as (
-    select * from per_model
-    union all
-    select * from pooled
+    {{ cell_score_means('cells', 'subcategory') }}
 ),
 
 final as (
