@@ -252,7 +252,7 @@ def print_headline(database: Path) -> None:
     try:
         with duckdb.connect(str(database), read_only=True) as connection:
             rows = connection.sql(
-                "select metric, value, ci_low, ci_high, paper_value from marts.headline_metrics"
+                "select metric, value, ci_low, ci_high, paper_value from marts.headline_metrics order by display_order"
             ).fetchall()
     except duckdb.Error as error:
         _say(f"(headline metrics not shown: {error})")
