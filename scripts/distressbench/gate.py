@@ -93,8 +93,9 @@ class Recorder:
         if self._echo:
             print(result.line(), flush=True)
 
-    def skip(self, what: str, reason: str) -> None:
-        self.skipped.append(f"{what}: {reason}")
+    def skip(self, what: str, reason: str, checks: list[str] | None = None) -> None:
+        """A check (or group of checks, listed in the report) that could not run."""
+        self.skipped.append(f"{what}: {reason}" + (f" [{', '.join(checks)}]" if checks else ""))
         if self._echo:
             print(f"SKIP {what}: {reason}", flush=True)
 

@@ -59,6 +59,7 @@ class Rule:
     problem: str
     show: tuple[tuple[str, str], ...] = ()  # (frame column, label) shown after the key
     with_row: bool = False  # name the file row (for null checks, where the key may be null)
+    grouped: bool = False  # several failing rows share one example key (duplicates)
     describe: Callable[[Outcome, pd.DataFrame], tuple[int, list[str], str]] | None = None
 
 
@@ -91,6 +92,7 @@ class Probe:
     rows: str = "count(*)"  # SQL aggregate: how many rows of `table` offend
     with_row: bool = False
     examples_sql: str | None = None  # overrides 'select key from source where bad limit 20'
+    grouped: bool = False  # an example stands for several offending rows (its count is shown)
 
 
 @dataclass(frozen=True)
@@ -147,9 +149,16 @@ def _examples(rows: Iterable[dict[str, Any]], key: tuple[str, ...], show: tuple[
     return list(seen)[:N_EXAMPLES]
 
 
-def _message(n: int, unit: str, units: str, problem: str, key_label: str, examples: list[str]) -> str:
+def _message(
+    n: int, unit: str, units: str, problem: str, key_label: str, examples: list[str], grouped_more: bool | None = None
+) -> str:
+    """'<n> <units> <problem>; <key label>: <examples>'. When an example stands for several
+    offending rows (grouped_more is not None), say only whether more examples exist."""
     head = f"{n} {unit if n == 1 else units} {problem}"
-    return f"{head}; {key_label}: {listing(examples, n)}" if examples else head
+    if not examples:
+        return head
+    shown = listing(examples, n) if grouped_more is None else ", ".join(examples) + (" and more" if grouped_more else "")
+    return f"{head}; {key_label}: {shown}"
 
 
 # --------------------------------------------------------------------------------------
@@ -168,7 +177,7 @@ def _unique(table: str, columns: tuple[str, ...]) -> Rule:
         factory: Callable[[], Any] = lambda: E.ExpectColumnValuesToBeUnique(column=columns[0])
     else:
         factory = lambda: E.ExpectCompoundColumnsToBeUnique(column_list=list(columns))
-    return Rule("unique", table, name, factory, "row", "rows", f"sharing a {name} with another row")
+    return Rule("unique", table, name, factory, "row", "rows", f"sharing a {name} with another row", grouped=True)
 
 
 def _non_empty(table: str, column: str, length_column: str, unit: str, units: str) -> Rule:
@@ -497,10 +506,10 @@ def probes() -> tuple[Probe, ...]:
               ("criterion_id",), "criterion", "criteria", "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
         *(_null_probe("responses", c, ("response_id",)) for c in ("response_id", "task_id", "model_id")),
         Probe("unique", "responses", "response_id", ("responses",), "response_id_dups", "true",
-              ("response_id",), "row", "rows", "sharing a response_id with another row", show=(("n", "rows"),), rows="sum(n)"),
+              ("response_id",), "row", "rows", "sharing a response_id with another row", show=(("n", "rows"),), grouped=True, rows="sum(n)"),
         Probe("unique", "responses", "(task_id, model_id)", ("responses",), "response_pair_dups", "true",
               ("task_id", "model_id"), "reply", "replies", "to a (task, model) pair that has more than one reply",
-              show=(("n", "replies"),), rows="sum(n)"),
+              show=(("n", "replies"),), grouped=True, rows="sum(n)"),
         Probe("foreign_key", "responses", "task_id", ("responses", "tasks", "models"), "response_refs",
               "task_id is not null and not task_known", ("response_id",), "reply", "replies",
               "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
@@ -514,18 +523,18 @@ def probes() -> tuple[Probe, ...]:
               "sample_index < 0", LABEL_KEY, "judge label", "judge labels", "with a negative sample_index"),
         Probe("unique", "judge_labels", "(" + ", ".join(LABEL_KEY) + ")", ("judge_labels",), "label_dups", "true",
               LABEL_KEY, "row", "rows", "repeating the (response_id, criterion_id, judge_id, sample_index) of another row",
-              show=(("n", "rows with that key"),), rows="sum(n - 1)"),
+              show=(("n", "rows with that key"),), grouped=True, rows="sum(n - 1)"),
         Probe("foreign_key", "judge_labels", "response_id", ("judge_labels", "responses", "criteria"), "label_ids",
               "rid = 0", ("response_id", "criterion_id"), "judge label", "judge labels",
-              "with a response_id missing from responses", show=(("n_labels", "labels"),), rows="sum(n_labels)",
+              "with a response_id missing from responses", show=(("n_labels", "labels"),), grouped=True, rows="sum(n_labels)",
               examples_sql=DANGLING_LABELS_SQL.format(index="response_index", column="response_id")),
         Probe("foreign_key", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_ids",
               "cid = 0", ("response_id", "criterion_id"), "judge label", "judge labels",
-              "with a criterion_id missing from criteria", show=(("n_labels", "labels"),), rows="sum(n_labels)",
+              "with a criterion_id missing from criteria", show=(("n_labels", "labels"),), grouped=True, rows="sum(n_labels)",
               examples_sql=DANGLING_LABELS_SQL.format(index="criterion_index", column="criterion_id")),
         Probe("same_task", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_ids",
               SAME_TASK, ("response_id", "criterion_id"), "judge label", "judge labels",
-              "on a criterion of another task than the reply's", show=same_task_show, rows="sum(n_labels)",
+              "on a criterion of another task than the reply's", show=same_task_show, grouped=True, rows="sum(n_labels)",
               examples_sql=f"select response_id, criterion_id, criterion_task, response_task from label_refs where {SAME_TASK} "
                            f"order by response_id, criterion_id limit {N_EXAMPLES}"),
         Probe("labels_complete", "judge_labels", "(response_id, criterion_id)", ("judge_labels", "responses", "criteria"),
@@ -535,7 +544,7 @@ def probes() -> tuple[Probe, ...]:
         *(_null_probe("calibration_labels", c, CALIBRATION_KEY) for c in CALIBRATION_KEY + ("met",)),
         Probe("unique", "calibration_labels", "(" + ", ".join(CALIBRATION_KEY) + ")", ("calibration_labels",),
               "calibration_dups", "true", CALIBRATION_KEY, "row", "rows",
-              "sharing a (response_id, criterion_id, annotator_id) with another row", show=(("n", "rows"),), rows="sum(n)"),
+              "sharing a (response_id, criterion_id, annotator_id) with another row", show=(("n", "rows"),), grouped=True, rows="sum(n)"),
         Probe("foreign_key", "calibration_labels", "response_id", ("calibration_labels", "responses", "criteria"),
               "calibration_refs", "response_id is not null and not response_known", CALIBRATION_KEY,
               "calibration label", "calibration labels", "with a response_id missing from responses"),
@@ -581,8 +590,7 @@ def check_values(release_dir: Path, valid_tables: dict[str, Path], rec: Recorder
     with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
         con = _connect(Path(tmp))
         try:
-            for table, path in valid_tables.items():
-                con.read_parquet(str(path), file_row_number=True).create_view(table)
+            _register(con, Path(tmp), valid_tables)
             session = _Session(con, set(valid_tables), rec, GxRunner.shared())
             _derive(session)
             for frame in runnable_frames:
@@ -590,6 +598,19 @@ def check_values(release_dir: Path, valid_tables: dict[str, Path], rec: Recorder
             _run_probes(session, runnable_probes)
         finally:
             con.close()
+
+
+def _register(con: duckdb.DuckDBPyConnection, tmp: Path, tables: dict[str, Path]) -> None:
+    """One view per table. DuckDB expands glob characters in file names, and a release folder
+    may be called anything, so DuckDB reads each file through a link in our own temp folder."""
+    links = tmp / "release"
+    links.mkdir()
+    if any(c in str(links) for c in "*?[]{}"):
+        raise RuntimeError(f"the temporary folder {links} holds glob characters; point TMPDIR elsewhere")
+    for table, path in tables.items():
+        link = links / contract.file_name(table)
+        link.symlink_to(path.resolve())
+        con.read_parquet(str(link), file_row_number=True).create_view(table)
 
 
 def _report_skips(
@@ -605,8 +626,8 @@ def _report_skips(
             by_missing.setdefault(missing, []).extend(labels)
     for missing, labels in by_missing.items():
         tables = ", ".join(missing)
-        rec.skip(f"{len(labels)} value checks ({', '.join(labels)})",
-                 f"they read {tables}, which did not pass the file and schema checks")
+        what = f"{len(labels)} value check{'s' if len(labels) != 1 else ''} reading {tables}"
+        rec.skip(what, f"{tables} did not pass the file and schema checks", labels)
 
 
 def _derive(session: _Session) -> None:
@@ -676,16 +697,19 @@ def _derive_labels(session: _Session) -> None:
         session.broken["label_dups"] = f"{type(error).__name__}: {error}"
 
 
-def _fail_all(session: _Session, checks: Iterable[tuple[str, str, str]], error: str) -> None:
+def _fail_all(session: _Session, checks: Iterable[tuple[str, str, str]], needs: tuple[str, ...], error: str) -> None:
+    """Checks DuckDB could not evaluate (a file whose footer reads but whose data does not)."""
+    files = ", ".join(contract.file_name(t) for t in needs)
     for check, table, column in checks:
-        session.rec.failed(check, STAGE, table, column, 1, [], f"could not be evaluated, the data could not be read: {error}")
+        session.rec.failed(check, STAGE, table, column, 1, [],
+                           f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})")
 
 
 def _run_frame(session: _Session, frame: Frame) -> None:
     try:
         data = session.con.execute(frame.sql).df()
     except duckdb.Error as error:
-        _fail_all(session, [(r.check, r.table, r.column) for r in frame.rules], f"{type(error).__name__}: {error}")
+        _fail_all(session, [(r.check, r.table, r.column) for r in frame.rules], frame.needs, f"{type(error).__name__}: {error}")
         return
     outcomes = session.gx.validate(data, [rule.expectation() for rule in frame.rules])
     for rule, outcome in zip(frame.rules, outcomes, strict=True):
@@ -706,7 +730,8 @@ def _record_rule(rec: Recorder, frame: Frame, rule: Rule, outcome: Outcome, data
         examples = _examples(rows, frame.key, rule.show, rule.with_row)
         n = int(outcome.unexpected_count or len(rows))
         label = _key_label(frame.key, rule.show, rule.with_row)
-        message = _message(n, rule.unit, rule.units, rule.problem, label, examples)
+        more = n > len(rows) if rule.grouped else None
+        message = _message(n, rule.unit, rule.units, rule.problem, label, examples, more)
     rec.failed(rule.check, STAGE, rule.table, rule.column, n, examples, message)
 
 
@@ -720,7 +745,7 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
     counted: list[tuple[Probe, int]] = []
     for source, group in by_source.items():
         if source in session.broken:
-            _fail_all(session, [(p.check, p.table, p.column) for p in group], session.broken[source])
+            _fail_all(session, [(p.check, p.table, p.column) for p in group], group[0].needs, session.broken[source])
             continue
         counts_sql = "select " + ", ".join(
             f"coalesce({p.rows} filter (where {p.bad}), 0) as c{i}" for i, p in enumerate(group)
@@ -728,7 +753,7 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
         try:
             counts = session.con.execute(counts_sql).fetchone() or tuple(0 for _ in group)
         except duckdb.Error as error:
-            _fail_all(session, [(p.check, p.table, p.column) for p in group], f"{type(error).__name__}: {error}")
+            _fail_all(session, [(p.check, p.table, p.column) for p in group], group[0].needs, f"{type(error).__name__}: {error}")
             continue
         counted.extend(zip(group, (int(c) for c in counts), strict=True))
     if not counted:
@@ -765,4 +790,5 @@ def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
     examples = _examples(rows, probe.key, probe.show, probe.with_row)
     label = _key_label(probe.key, probe.show, probe.with_row)
     session.rec.failed(probe.check, STAGE, probe.table, probe.column, count, examples,
-                       _message(count, probe.unit, probe.units, probe.problem, label, examples) + note)
+                       _message(count, probe.unit, probe.units, probe.problem, label, examples,
+                                len(rows) >= N_EXAMPLES if probe.grouped else None) + note)

@@ -17,6 +17,7 @@ from distressbench import cli, contract
 from distressbench.gate import run_gate, quote
 from release_factory import (
     CLINICIAN_ID,
+    make_release,
     MODEL_IDS,
     TASK_IDS,
     criterion_id,
@@ -118,6 +119,14 @@ def test_good_release_without_annex_passes(good_release: Path, capsys: pytest.Ca
     assert "redteam_transcripts" not in out and "SKIP" not in out
 
 
+def test_folder_name_with_glob_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "rel*" must not also read the files of its neighbour "rel-b"
+    release = make_release(tmp_path / "rel*")
+    make_release(tmp_path / "rel-b")
+    code, out = run(release, capsys)
+    assert code == 0, out
+
+
 def test_missing_folder_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["gate", str(tmp_path / "nowhere")]) == 2
     assert "no such release folder" in capsys.readouterr().err
@@ -172,7 +181,16 @@ def test_missing_file(good_release: Path, capsys: pytest.CaptureFixture[str]) ->
     line = assert_fails(good_release, capsys, "files_present calibration_labels", '"calibration_labels.parquet" (required)')
     assert "1 table file is missing" in line
     _, out = run(good_release, capsys)
-    assert "SKIP" in out and "calibration_labels, which did not pass" in out
+    assert "SKIP 8 value checks reading calibration_labels: calibration_labels did not pass" in out
+
+
+def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "gate.json"
+    assert cli.main(["gate", str(tmp_path), "--report", str(report)]) == 1
+    failed = fail_lines(capsys.readouterr().out)
+    assert set(failed) == {"manifest_json", "files_present tasks, turns, criteria, models, responses, judge_labels, calibration_labels"}
+    skipped = json.loads(report.read_text(encoding="utf-8"))["skipped"]
+    assert any("weight_range criteria.weight" in entry for entry in skipped)
 
 
 def test_extra_file(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -261,6 +279,22 @@ def test_truncated_parquet(good_release: Path, capsys: pytest.CaptureFixture[str
     assert "judge_labels.parquet is not a readable Parquet file" in failed["parquet_readable judge_labels"]
     assert "SKIP file_rows judge_labels" in out
     assert "PASS weight_range criteria.weight" in out  # other tables are still checked
+
+
+def test_corrupt_data_pages(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the footer (and so the schema and row count) still reads; the data pages do not
+    path = good_release / "judge_labels.parquet"
+    data = bytearray(path.read_bytes())
+    data[200:1200] = b"\xab" * 1000
+    path.write_bytes(bytes(data))
+    refresh_manifest(good_release)
+    code, out = run(good_release, capsys)
+    failed = fail_lines(out)
+    assert code == 1
+    assert "not_null judge_labels.met" in failed and "labels_complete judge_labels.(response_id, criterion_id)" in failed
+    assert all(label.split(" ")[1].startswith("judge_labels.") for label in failed), out
+    assert "could not be evaluated: reading judge_labels.parquet failed" in failed["not_null judge_labels.met"]
+    assert "PASS weight_range criteria.weight" in out
 
 
 # --------------------------------------------------------------------------------------
@@ -360,6 +394,7 @@ def test_duplicate_key(good_release: Path, capsys: pytest.CaptureFixture[str], t
                        where: Callable[[pd.DataFrame], pd.Series], label: str, named: str) -> None:
     edit(good_release, table, _duplicate_row(where))
     line = assert_fails(good_release, capsys, label, named)
+    assert line.endswith(named)  # one key, shown once: no "and more"
     if table == "judge_labels":  # counted as surplus rows
         assert ": 1 row repeating the (response_id, criterion_id, judge_id, sample_index) of another row" in line
     else:
