@@ -147,7 +147,8 @@ def run_gate(release_dir: Path, report_path: Path | None = None, *, echo: bool =
     )
     if echo:
         verdict = "PASSED" if report.passed else "FAILED"
-        detail = f"{len(report.failures)} of {len(report.checks)} checks failed" if report.failures else f"{len(report.checks)} checks"
+        n_failed, n_checks = len(report.failures), len(report.checks)
+        detail = f"{n_failed} of {n_checks} checks failed" if n_failed else f"{n_checks} checks"
         skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
         print(f"gate {verdict}: {release_dir} ({detail}{skipped}, {report.seconds:.1f} s)", flush=True)
     if report_path is not None:

@@ -16,7 +16,13 @@ from distressbench.manifest import parquet_rows, read_manifest, sha256_of
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
-_MANIFEST_CHECKS = ("manifest_benchmark", "manifest_schema_version", "manifest_release_id", "manifest_synthetic", "manifest_files")
+_MANIFEST_CHECKS = (
+    "manifest_benchmark",
+    "manifest_schema_version",
+    "manifest_release_id",
+    "manifest_synthetic",
+    "manifest_files",
+)
 
 
 def _is_int(value: Any) -> bool:
@@ -38,12 +44,14 @@ def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
     path = release_dir / contract.MANIFEST
     manifest: dict[str, Any] | None = None
     if not path.is_file():
-        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST], f"{contract.MANIFEST} is missing from {release_dir}")
+        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
+                   f"{contract.MANIFEST} is missing from {release_dir}")
     else:
         try:
             manifest = read_manifest(release_dir)
         except (ValueError, UnicodeDecodeError, OSError) as error:
-            rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST], f"{contract.MANIFEST} cannot be read: {error}")
+            rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
+                       f"{contract.MANIFEST} cannot be read: {error}")
         else:
             rec.passed("manifest_json", stage)
 
@@ -141,7 +149,8 @@ def _check_listing(manifest: dict[str, Any], rec: Recorder) -> dict[str, Any] | 
     if problems:
         rec.failed("manifest_files", stage, None, "files", len(problems), problems[:20],
                    f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the manifest's files listing "
-                   f"(it must list exactly the contract's tables, the red-team annex optional): {listing(problems[:20], len(problems))}")
+                   "(it must list exactly the contract's tables, the red-team annex optional): "
+                   f"{listing(problems[:20], len(problems))}")
     else:
         rec.passed("manifest_files", stage, None, "files")
     return files
@@ -160,7 +169,8 @@ def _check_present(release_dir: Path, listed: dict[str, Any] | None, rec: Record
     examples = [f"{quote(name)} ({why})" for name, why in missing]
     tables = ", ".join(contract.table_name(name) for name, _ in missing)
     rec.failed("files_present", "manifest", tables, None, len(missing), examples,
-               f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: {listing(examples, len(missing))}")
+               f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: "
+               f"{listing(examples, len(missing))}")
 
 
 def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:

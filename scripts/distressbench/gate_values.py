@@ -142,7 +142,9 @@ def _example(row: dict[str, Any], key: tuple[str, ...], show: tuple[tuple[str, s
     return text + (f" ({', '.join(extras)})" if extras else "")
 
 
-def _examples(rows: Iterable[dict[str, Any]], key: tuple[str, ...], show: tuple[tuple[str, str], ...], with_row: bool) -> list[str]:
+def _examples(
+    rows: Iterable[dict[str, Any]], key: tuple[str, ...], show: tuple[tuple[str, str], ...], with_row: bool
+) -> list[str]:
     seen: dict[str, None] = {}
     for row in rows:
         seen.setdefault(_example(row, key, show, with_row))
@@ -190,7 +192,8 @@ def _clinician_count(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[s
     if n == 0:
         return 1, [], "no model has kind 'clinician_reference'; the contract wants exactly one clinician reference row"
     examples = [show_value(v) for v in frame["model_id"].tolist()[:N_EXAMPLES]]
-    return n, examples, f"{n} models have kind 'clinician_reference'; the contract wants exactly one; model_id: {listing(examples, n)}"
+    message = f"{n} models have kind 'clinician_reference'; the contract wants exactly one; model_id: {listing(examples, n)}"
+    return n, examples, message
 
 
 def frames() -> tuple[Frame, ...]:
@@ -211,7 +214,8 @@ def frames() -> tuple[Frame, ...]:
                 _unique("tasks", ("task_id",)),
                 Rule("known_subcategory", "tasks", "subcategory",
                      lambda: E.ExpectColumnValuesToBeInSet(column="subcategory", value_set=list(subcategories)),
-                     "task", "tasks", f"with a subcategory that is not one of the {len(subcategories)} in seeds/subcategories.csv",
+                     "task", "tasks",
+                     f"with a subcategory that is not one of the {len(subcategories)} in seeds/subcategories.csv",
                      show=(("subcategory", "subcategory"),)),
                 Rule("n_user_turns_positive", "tasks", "n_user_turns",
                      lambda: E.ExpectColumnValuesToBeBetween(column="n_user_turns", min_value=1),
@@ -249,10 +253,12 @@ def frames() -> tuple[Frame, ...]:
                 _unique("criteria", ("criterion_id",)),
                 Rule("known_dimension", "criteria", "dimension",
                      lambda: E.ExpectColumnValuesToBeInSet(column="dimension", value_set=list(dimensions)),
-                     "criterion", "criteria", f"with a dimension that is not one of the {len(dimensions)} in seeds/dimensions.csv",
+                     "criterion", "criteria",
+                     f"with a dimension that is not one of the {len(dimensions)} in seeds/dimensions.csv",
                      show=(("dimension", "dimension"),)),
                 Rule("weight_range", "criteria", "weight",
-                     lambda: E.ExpectColumnValuesToBeBetween(column="weight", min_value=contract.MIN_WEIGHT, max_value=contract.MAX_WEIGHT),
+                     lambda: E.ExpectColumnValuesToBeBetween(
+                         column="weight", min_value=contract.MIN_WEIGHT, max_value=contract.MAX_WEIGHT),
                      "criterion", "criteria", f"with a weight outside {contract.MIN_WEIGHT}..{contract.MAX_WEIGHT}",
                      show=(("weight", "weight"),)),
                 _non_empty("criteria", "text", "text_length", "criterion", "criteria"),
@@ -506,7 +512,8 @@ def probes() -> tuple[Probe, ...]:
               ("criterion_id",), "criterion", "criteria", "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
         *(_null_probe("responses", c, ("response_id",)) for c in ("response_id", "task_id", "model_id")),
         Probe("unique", "responses", "response_id", ("responses",), "response_id_dups", "true",
-              ("response_id",), "row", "rows", "sharing a response_id with another row", show=(("n", "rows"),), grouped=True, rows="sum(n)"),
+              ("response_id",), "row", "rows", "sharing a response_id with another row",
+              show=(("n", "rows"),), grouped=True, rows="sum(n)"),
         Probe("unique", "responses", "(task_id, model_id)", ("responses",), "response_pair_dups", "true",
               ("task_id", "model_id"), "reply", "replies", "to a (task, model) pair that has more than one reply",
               show=(("n", "replies"),), grouped=True, rows="sum(n)"),
@@ -544,7 +551,8 @@ def probes() -> tuple[Probe, ...]:
         *(_null_probe("calibration_labels", c, CALIBRATION_KEY) for c in CALIBRATION_KEY + ("met",)),
         Probe("unique", "calibration_labels", "(" + ", ".join(CALIBRATION_KEY) + ")", ("calibration_labels",),
               "calibration_dups", "true", CALIBRATION_KEY, "row", "rows",
-              "sharing a (response_id, criterion_id, annotator_id) with another row", show=(("n", "rows"),), grouped=True, rows="sum(n)"),
+              "sharing a (response_id, criterion_id, annotator_id) with another row",
+              show=(("n", "rows"),), grouped=True, rows="sum(n)"),
         Probe("foreign_key", "calibration_labels", "response_id", ("calibration_labels", "responses", "criteria"),
               "calibration_refs", "response_id is not null and not response_known", CALIBRATION_KEY,
               "calibration label", "calibration labels", "with a response_id missing from responses"),
