@@ -1,9 +1,9 @@
 """`distressbench build`: gate, build into a new file, audit, publish atomically, log.
 
 The published warehouse path is a symlink to one immutable, fully built database file in
-`<stem>.builds/`. A build works in its own folder `<stem>.builds/work-<stamp>/` (gate
-report, dbt logs, the new database) and only a rename of a fresh symlink over the
-published path publishes it, so analysts with the old file open keep reading it, new
+`<stem>.builds/`. A build works in the folder `<stem>.builds/work-current/` (gate report,
+dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
+the audit) and only a rename of a fresh symlink over the published path publishes it, so analysts with the old file open keep reading it, new
 sessions see the new release, and a build that fails or is killed at any moment leaves the
 published warehouse exactly as it was. The next build (under the lock) clears what a
 failed or killed build left behind.
@@ -12,6 +12,14 @@ What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
 can never disagree with the symlink; `<stem>.published_releases.jsonl` is a convenience
 copy, rewritten from that table by every build.
+
+Speed: the work folder and the database path dbt sees are the same for every build (builds
+are serialised by the lock) and dbt keeps its target folder `<stem>.builds/dbt-target/`
+between builds, so dbt parses the project partially instead of from scratch. The release
+build leaves out dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest
+run them), the staging tests tagged `gate_guaranteed` (the gate has just checked the
+same keys on the same files) and the tests tagged `implied_upstream` (a key an upstream
+test already checks on the same rows).
 """
 
 from __future__ import annotations
@@ -36,6 +44,11 @@ from distressbench import contract, paths
 from distressbench.manifest import manifest_sha256, read_manifest
 
 KEEP_PREVIOUS_BUILDS = 1
+WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
+BUILDING_FILE = "building.duckdb"
+DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
+# What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
+DBT_RELEASE_EXCLUDES = ("--exclude-resource-type", "unit_test", "--exclude", "tag:gate_guaranteed", "tag:implied_upstream")
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
@@ -147,11 +160,11 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
     """Under the build lock: remove everything in the builds folder but the published file,
     the newest previously published one and legacy files (with their .wal/.tmp companions):
     work folders of finished, failed or killed builds, files never published, old gate
-    reports. Readers holding a removed file keep reading it."""
+    reports. Readers holding a removed file keep reading it. dbt's target folder stays."""
     current = layout.current_build()
     published = list(dict.fromkeys(str(r["build_file"]) for r in reversed(history)))
     previous = [name for name in published if current is None or name != current.name]
-    keep = {*previous[:KEEP_PREVIOUS_BUILDS], *([current.name] if current else [])}
+    keep = {*previous[:KEEP_PREVIOUS_BUILDS], *([current.name] if current else []), DBT_TARGET}
     for path in layout.builds_dir.iterdir():
         base = path.name.removesuffix(".wal").removesuffix(".tmp")
         if base in keep or base.startswith(LEGACY_PREFIX):
@@ -162,19 +175,24 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
             path.unlink(missing_ok=True)
 
 
-def run_dbt(release_dir: Path, database: Path, *, log_dir: Path) -> None:
-    """`dbt build` of the whole project into `database`, reading `release_dir`."""
+def run_dbt(release_dir: Path, database: Path, *, log_dir: Path, target_dir: Path | None = None) -> None:
+    """`dbt build` of the project into `database`, reading `release_dir`, without the unit
+    tests and the gate-guaranteed staging tests. `target_dir` (default: under `log_dir`)
+    is dbt's target folder; a folder kept between builds lets dbt parse partially."""
     env = {
         **os.environ,
         "DISTRESSBENCH_RELEASE": str(release_dir),
         "DISTRESSBENCH_BUILD_DB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_USE_COLORS": "false",
-        "DBT_TARGET_PATH": str(log_dir / "target"),
+        "DBT_TARGET_PATH": str(target_dir if target_dir is not None else log_dir / "target"),
         "DBT_LOG_PATH": str(log_dir / "logs"),
     }
     dbt = Path(sys.executable).with_name("dbt")
-    command = [str(dbt), "build", "--profiles-dir", str(paths.PROJECT_ROOT), "--project-dir", str(paths.PROJECT_ROOT)]
+    command = [
+        str(dbt), "build", *DBT_RELEASE_EXCLUDES,
+        "--profiles-dir", str(paths.PROJECT_ROOT), "--project-dir", str(paths.PROJECT_ROOT),
+    ]
     result = subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         _, summary, errors = result.stdout.partition("Completed with")  # dbt's list of what failed
@@ -266,6 +284,12 @@ def print_headline(database: Path) -> None:
         _say(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
 
 
+def _discard_unpublished(building: Path) -> None:
+    """Remove the work database if it was not published (renamed away)."""
+    for suffix in ("", ".wal"):
+        Path(f"{building}{suffix}").unlink(missing_ok=True)
+
+
 def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) -> tuple[Path, bool]:
     """Run every stage; returns the published database file and whether this build
     published it (False: identical content was already published). Raises StageFailed."""
@@ -280,7 +304,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             history = published_history(layout)
             remove_stale_files(layout, history)
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-            scratch = layout.builds_dir / f"work-{stamp}"
+            scratch = layout.builds_dir / WORK_FOLDER
             scratch.mkdir()
         with _stage("gate"):
             report_path = scratch / "gate-report.json"
@@ -310,14 +334,16 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                     _say(f"release {release_id} is already published with identical content: nothing to do")
                     remove_stale_files(layout, history)
                     return current, False
-        building = scratch / f"{release_id}-{stamp}.duckdb"
+        building = scratch / BUILDING_FILE
+        database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
+        stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
         with _stage("dbt build"):
-            run_dbt(release_dir, building, log_dir=scratch / "dbt")
+            run_dbt(release_dir, building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
         record = {
             "release_id": release_id,
             "manifest_sha256": digest,
             "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "build_file": building.name,
+            "build_file": database.name,
             "release_dir": str(release_dir),
             "gate_report": report.to_json(),
         }
@@ -325,7 +351,6 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         with _stage("audit"):
             record_publication(building, history)
             audit(building, release_dir, release_id)
-        database = layout.builds_dir / building.name
         with _stage("publish"):
             os.replace(building, database)
             publish(layout, database, scratch)

@@ -1,0 +1,366 @@
+"""Benchmark the release pipeline from 1x to 100x and write docs/benchmarks.md.
+
+For each size it generates a synthetic release and times every stage as its own subprocess
+under `/usr/bin/time -f '%e %M'` (wall seconds, peak RSS), so each stage has its own peak
+memory: synth; gate; dbt build (the release build's exact command, into a fresh file, with
+a dbt target folder kept between runs as `distressbench build` does); bootstrap (the
+bootstrap alone, on the built cells); publish (record, audit, atomic publish of the built
+file); and `distressbench build` end to end. Two baselines run on the same release in the
+same run: the floor, one DuckDB group-by pass over judge_labels materialised into a temp
+table; and a plain pandas computation of the headline model metrics (written here only for
+comparison). Medians over --runs (fewer at 100x with --runs-100x).
+
+    .venv/bin/python scripts/benchmark.py                   # everything, writes docs/benchmarks.md
+    .venv/bin/python scripts/benchmark.py --scales 1 --runs 1 --no-doc
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = Path(sys.executable)
+CLI = PYTHON.with_name("distressbench")
+DBT = PYTHON.with_name("dbt")
+BASE_TASKS = 718
+BASE_MODELS = 25
+STAGES = ("synth", "gate", "dbt_build", "bootstrap", "publish", "build_e2e", "floor", "pandas")
+
+
+# --------------------------------------------------------------------------- stage bodies
+# Each runs in its own process (`benchmark.py _stage NAME ...`), so /usr/bin/time sees only it.
+
+
+def _floor(release: Path) -> None:
+    """One DuckDB group-by pass over judge_labels, materialised into a temp table."""
+    import duckdb
+
+    with duckdb.connect() as connection:
+        connection.execute(
+            "create temp table votes as select response_id, criterion_id, count(*) as n,"
+            " count(*) filter (where met) as n_met from read_parquet(?) group by all",
+            [str(release / "judge_labels.parquet")],
+        )
+        (rows,) = connection.execute("select count(*) from votes").fetchone()
+    print(json.dumps({"rows": rows}))
+
+
+def _pandas(release: Path) -> None:
+    """The headline model metrics in plain pandas: verdicts by majority (tie unmet, empty
+    reply unmet), weighted fraction per reply, model score = mean over tasks, best and median
+    ranked model, clinician reference, single/multi-turn, best/median per dimension."""
+    import pandas as pd
+
+    labels = pd.read_parquet(release / "judge_labels.parquet", columns=["response_id", "criterion_id", "met"])
+    votes = labels.groupby(["response_id", "criterion_id"], sort=False)["met"].agg(["size", "sum"]).reset_index()
+    del labels
+    responses = pd.read_parquet(release / "responses.parquet", columns=["response_id", "task_id", "model_id", "content"])
+    responses["is_empty"] = responses["content"].fillna("").str.strip().eq("")
+    responses = responses.drop(columns="content")
+    criteria = pd.read_parquet(release / "criteria.parquet", columns=["criterion_id", "task_id", "dimension", "weight"])
+    models = pd.read_parquet(release / "models.parquet", columns=["model_id", "kind"])
+    tasks = pd.read_parquet(release / "tasks.parquet", columns=["task_id", "n_user_turns"])
+    pairs = responses.merge(criteria, on="task_id")
+    pairs = pairs.merge(votes, on=["response_id", "criterion_id"], how="left")
+    pairs["met"] = (~pairs["is_empty"]) & (pairs["sum"].fillna(0) * 2 > pairs["size"].fillna(0))
+    pairs["weight_met"] = pairs["weight"] * pairs["met"]
+    dims = pairs.groupby(["response_id", "model_id", "task_id", "dimension"], sort=False)[["weight", "weight_met"]].sum().reset_index()
+    cells = dims.groupby(["response_id", "model_id", "task_id"], sort=False)[["weight", "weight_met"]].sum().reset_index()
+    cells["score"] = cells["weight_met"] / cells["weight"]
+    cells = cells.merge(models, on="model_id").merge(tasks, on="task_id")
+    scores = cells.groupby(["model_id", "kind"])["score"].mean().reset_index()
+    ranked = scores[scores["kind"] == "model"]["score"]
+    ranked_cells = cells[cells["kind"] == "model"]
+    single = ranked_cells[ranked_cells["n_user_turns"] == 1]["score"].mean()
+    multi = ranked_cells[ranked_cells["n_user_turns"] > 1]["score"].mean()
+    dims["score"] = dims["weight_met"] / dims["weight"]
+    dims = dims.merge(models, on="model_id")
+    per_dim = dims[dims["kind"] == "model"].groupby(["dimension", "model_id"])["score"].mean().groupby("dimension").agg(["max", "median"])
+    out = {
+        "best_model_score": float(ranked.max()),
+        "median_model_score": float(ranked.median()),
+        "clinician_reference_score": float(scores[scores["kind"] != "model"]["score"].max()),
+        "single_turn_score": float(single),
+        "multi_turn_score": float(multi),
+        **{f"best_{d}_score": float(r["max"]) for d, r in per_dim.iterrows()},
+        **{f"median_{d}_score": float(r["median"]) for d, r in per_dim.iterrows()},
+    }
+    print(json.dumps(out))
+
+
+def _bootstrap(database: Path) -> None:
+    """The bootstrap alone (the dbt model's inputs and call), on a built database."""
+    import duckdb
+
+    from distressbench.bootstrap import run_bootstrap
+
+    with duckdb.connect(str(database), read_only=True) as connection:
+        cells = connection.sql(
+            "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
+            " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
+            " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
+        ).df()
+        dimensions = connection.sql("select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored").df()
+    started = time.perf_counter()
+    run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)
+    print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))
+
+
+def _publish(database: Path, release: Path, warehouse: Path) -> None:
+    """Record, audit and publish an already built file (the build's last two stages)."""
+    from distressbench import build
+    from distressbench.manifest import manifest_sha256, read_manifest
+
+    layout = build.WarehouseLayout(warehouse)
+    layout.builds_dir.mkdir(parents=True, exist_ok=True)
+    release_id = str(read_manifest(release)["release"])
+    target = layout.builds_dir / f"{release_id}-bench.duckdb"
+    record = {
+        "release_id": release_id, "manifest_sha256": manifest_sha256(release), "published_at": "",
+        "build_file": target.name, "release_dir": str(release), "gate_report": {},
+    }
+    started = time.perf_counter()
+    build.record_publication(database, [record])
+    build.audit(database, release, release_id)
+    os.replace(database, target)
+    scratch = layout.builds_dir / build.WORK_FOLDER
+    scratch.mkdir(exist_ok=True)
+    build.publish(layout, target, scratch)
+    print(json.dumps({"publish_seconds": time.perf_counter() - started}))
+
+
+def _stage_main(argv: list[str]) -> None:
+    name, *args = argv
+    paths = [Path(a) for a in args]
+    {"floor": _floor, "pandas": _pandas, "bootstrap": _bootstrap, "publish": _publish}[name](*paths)
+
+
+# --------------------------------------------------------------------------- driver
+
+
+@dataclass
+class Measure:
+    seconds: float
+    peak_mib: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def timed(command: list[str], *, env: dict[str, str] | None = None, log: Path) -> Measure:
+    """Run command under /usr/bin/time; wall seconds and peak RSS (MiB) of it and its children."""
+    stats = log.with_suffix(".time")
+    with log.open("w") as sink:
+        result = subprocess.run(
+            ["/usr/bin/time", "-f", "%e %M", "-o", str(stats), *command],
+            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+        )
+    if result.returncode != 0:
+        raise RuntimeError(f"{command[:4]} exited {result.returncode}; see {log}")
+    seconds, kib = stats.read_text().split()[-2:]
+    extra: dict[str, Any] = {}
+    last = log.read_text(errors="replace").strip().splitlines()
+    if last and last[-1].startswith("{"):
+        extra = json.loads(last[-1])
+    return Measure(float(seconds), int(kib) / 1024, extra)
+
+
+def _dbt_env(release: Path, database: Path, target: Path, logs: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DISTRESSBENCH_RELEASE": str(release),
+        "DISTRESSBENCH_BUILD_DB": str(database),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_USE_COLORS": "false",
+        "DBT_TARGET_PATH": str(target),
+        "DBT_LOG_PATH": str(logs),
+    }
+
+
+def _slowest_nodes(target: Path, n: int = 8) -> list[tuple[str, float]]:
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    ranked = sorted(results, key=lambda r: -r["execution_time"])
+    return [(r["unique_id"].split(".", 2)[-1], round(r["execution_time"], 2)) for r in ranked[:n]]
+
+
+def run_size(label: str, tasks: int, models: int, runs: int, work: Path, e2e: bool) -> dict[str, Any]:
+    """Every stage `runs` times on a fresh release of this size."""
+    from distressbench.build import DBT_RELEASE_EXCLUDES
+
+    measures: dict[str, list[Measure]] = {s: [] for s in STAGES}
+    target = work / "dbt-target"  # kept between runs, as the build keeps it
+    nodes: list[tuple[str, float]] = []
+    labels = 0
+    for run in range(runs):
+        folder = work / f"run{run}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        release = folder / "release"
+        say = lambda stage: print(f"  {label} run {run + 1}/{runs}: {stage}", flush=True)  # noqa: E731
+        say("synth")
+        measures["synth"].append(timed([str(CLI), "synth", str(release), "--tasks", str(tasks), "--models", str(models)], log=folder / "synth.log"))
+        labels = json.loads((release / "manifest.json").read_text())["files"]["judge_labels.parquet"]["rows"]
+        say("floor")
+        measures["floor"].append(timed([str(PYTHON), __file__, "_stage", "floor", str(release)], log=folder / "floor.log"))
+        say("gate")
+        measures["gate"].append(timed([str(CLI), "gate", str(release), "--report", str(folder / "gate.json")], log=folder / "gate.log"))
+        say("dbt build")
+        (folder / "work").mkdir()
+        database = folder / "work" / "building.duckdb"
+        command = [str(DBT), "build", *DBT_RELEASE_EXCLUDES, "--profiles-dir", str(ROOT), "--project-dir", str(ROOT)]
+        measure = timed(command, env=_dbt_env(release, database, target, folder / "dbt-logs"), log=folder / "dbt.log")
+        nodes = _slowest_nodes(target)
+        measure.extra["bootstrap_in_dbt"] = dict(nodes).get("int_bootstrap_resampled", 0.0)
+        measures["dbt_build"].append(measure)
+        say("bootstrap")
+        measures["bootstrap"].append(timed([str(PYTHON), __file__, "_stage", "bootstrap", str(database)], log=folder / "bootstrap.log"))
+        say("publish")
+        warehouse = folder / "published" / "bench.duckdb"
+        warehouse.parent.mkdir()
+        measures["publish"].append(timed([str(PYTHON), __file__, "_stage", "publish", str(database), str(release), str(warehouse)], log=folder / "publish.log"))
+        if e2e:
+            say("distressbench build")
+            measures["build_e2e"].append(
+                timed([str(CLI), "build", str(release), "--warehouse", str(folder / "e2e" / "e2e.duckdb")], log=folder / "build.log")
+            )
+            shutil.rmtree(folder / "e2e", ignore_errors=True)
+        say("pandas")
+        measures["pandas"].append(timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log"))
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"label": label, "tasks": tasks, "models": models, "labels": labels, "runs": runs, "measures": measures, "nodes": nodes}
+
+
+def _median(values: list[Measure], attribute: str) -> float | None:
+    return statistics.median(getattr(m, attribute) for m in values) if values else None
+
+
+def summarise(result: dict[str, Any]) -> dict[str, Any]:
+    measures: dict[str, list[Measure]] = result["measures"]
+    row: dict[str, Any] = {k: result[k] for k in ("label", "tasks", "models", "labels", "runs")}
+    for stage in STAGES:
+        row[f"{stage}_s"] = _median(measures[stage], "seconds")
+        row[f"{stage}_mib"] = _median(measures[stage], "peak_mib")
+    # Ratios within each run, then their median.
+    pipeline = [g.seconds + d.seconds for g, d in zip(measures["gate"], measures["dbt_build"])]
+    row["pipeline_s"] = statistics.median(pipeline)
+    row["pipeline_mib"] = statistics.median(max(g.peak_mib, d.peak_mib) for g, d in zip(measures["gate"], measures["dbt_build"]))
+    row["x_floor"] = statistics.median(p / f.seconds for p, f in zip(pipeline, measures["floor"]))
+    row["pandas_x_time"] = statistics.median(pd.seconds / p for p, pd in zip(pipeline, measures["pandas"]))
+    row["pandas_x_mem"] = statistics.median(
+        pd.peak_mib / max(g.peak_mib, d.peak_mib) for g, d, pd in zip(measures["gate"], measures["dbt_build"], measures["pandas"])
+    )
+    row["bootstrap_in_dbt_s"] = statistics.median(m.extra.get("bootstrap_in_dbt", 0.0) for m in measures["dbt_build"])
+    row["run_bootstrap_s"] = statistics.median(m.extra.get("run_bootstrap_seconds", 0.0) for m in measures["bootstrap"])
+    row["nodes"] = result["nodes"]
+    return row
+
+
+def machine() -> dict[str, str]:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor())
+    mem_kib = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
+    return {
+        "nproc": str(os.cpu_count()),
+        "memory": f"{mem_kib / 2**20:.1f} GiB",
+        "cpu": cpu,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "python": platform.python_version(),
+    }
+
+
+def _f(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """Markdown: seconds (median) and peak MiB per stage, the baselines and the ratios."""
+    head = (
+        "| size | tasks | models | judge labels | runs | synth s | gate s / MiB | dbt build s / MiB | bootstrap s / MiB (in dbt s) "
+        "| publish s / MiB | `distressbench build` s / MiB | floor s / MiB | pandas s / MiB | gate+build s | x floor | pandas / ours: time, memory |"
+    )
+    lines = [head, "|" + "|".join([" --- "] * (head.count("|") - 1)) + "|"]
+    for r in rows:
+        lines.append(
+            f"| {r['label']} | {r['tasks']} | {r['models']} | {r['labels']:,} | {r['runs']} | {_f(r['synth_s'])} "
+            f"| {_f(r['gate_s'])} / {_f(r['gate_mib'], 0)} | {_f(r['dbt_build_s'])} / {_f(r['dbt_build_mib'], 0)} "
+            f"| {_f(r['bootstrap_s'])} / {_f(r['bootstrap_mib'], 0)} ({_f(r['bootstrap_in_dbt_s'])}) "
+            f"| {_f(r['publish_s'])} / {_f(r['publish_mib'], 0)} | {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
+            f"| {_f(r['floor_s'])} / {_f(r['floor_mib'], 0)} | {_f(r['pandas_s'])} / {_f(r['pandas_mib'], 0)} "
+            f"| {_f(r['pipeline_s'])} | {_f(r['x_floor'])} | {_f(r['pandas_x_time'])}x, {_f(r['pandas_x_mem'])}x |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "_stage":
+        _stage_main(sys.argv[2:])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="1,10,100", help="task multiples of 718 (25 models)")
+    parser.add_argument("--model-scales", default="10", help="model multiples of 25 at 718 tasks ('' for none)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per size below 100x")
+    parser.add_argument("--runs-100x", type=int, default=1, help="runs at 100x")
+    parser.add_argument("--no-e2e-100x", action="store_true", help="skip `distressbench build` end to end at 100x")
+    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the raw rows as JSON")
+    parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/benchmarks.md")
+    args = parser.parse_args()
+
+    sizes = [(f"tasks {s}x", BASE_TASKS * int(s), BASE_MODELS) for s in args.scales.split(",") if s]
+    sizes += [(f"models {s}x", BASE_TASKS, BASE_MODELS * int(s)) for s in args.model_scales.split(",") if s]
+    work = args.work or Path(tempfile.mkdtemp(prefix="distressbench-bench-"))
+    info = machine()
+    rows: list[dict[str, Any]] = []
+    try:
+        for label, tasks, models in sizes:
+            big = tasks * models >= 100 * BASE_TASKS * BASE_MODELS
+            runs = args.runs_100x if big else args.runs
+            print(f"{label}: {tasks} tasks x {models} models, {runs} run(s)", flush=True)
+            result = run_size(label, tasks, models, runs, work / label.replace(" ", "-"), e2e=not (big and args.no_e2e_100x))
+            rows.append(summarise(result))
+            print(table(rows[-1:]), flush=True)
+            if args.json:
+                args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    print(table(rows))
+    if not args.no_doc:
+        write_doc(rows, info)
+    return 0
+
+
+def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
+    """Replace the measured part of docs/benchmarks.md (between the markers), keep the prose."""
+    doc = ROOT / "docs" / "benchmarks.md"
+    start, end = "<!-- measured: start -->", "<!-- measured: end -->"
+    nodes = "\n".join(
+        f"- {r['label']}: " + ", ".join(f"{name} {seconds} s" for name, seconds in r["nodes"]) for r in rows
+    )
+    measured = (
+        f"{start}\n"
+        f"Machine: {info['nproc']} cores ({info['cpu']}), {info['memory']} memory, Python {info['python']}; "
+        f"{info['date']}; load average at the end {info['load']} (the machine is shared).\n\n"
+        f"{table(rows)}\n\n"
+        "Slowest dbt nodes per size (seconds, last run, from dbt's run_results.json):\n\n"
+        f"{nodes}\n{end}"
+    )
+    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Benchmarks\n\n{start}\n{end}\n"
+    before, _, rest = text.partition(start)
+    _, _, after = rest.partition(end)
+    doc.write_text(before + measured + after, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
