@@ -220,14 +220,19 @@ def test_a_build_killed_during_dbt_changes_nothing_and_frees_the_lock(
     shared: Shared, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     warehouse, layout = shared.warehouse, shared.layout
-    before, leftovers = _snapshot(warehouse), set(layout.builds_dir.glob("work-*/*.duckdb"))
-    with (tmp_path / "build.out").open("wb") as sink:
+    before = _snapshot(warehouse)
+    output = tmp_path / "build.out"
+    with output.open("wb") as sink:
         build = subprocess.Popen(
             [*CLI, "build", str(shared.release("b")), "--warehouse", str(warehouse)],
             stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
         )
     try:
-        _wait_for(lambda: bool(set(layout.builds_dir.glob("work-*/*.duckdb")) - leftovers), "dbt creates the new database", build)
+        _wait_for(
+            lambda: "[dbt build]" in output.read_text() and any(layout.builds_dir.glob("work-*/*.duckdb")),
+            "dbt creates the new database",
+            build,
+        )
         # Analysts keep querying the published warehouse while the build runs (in process:
         # a CLI subprocess would take seconds to start, and the build might finish first).
         released = query("select distinct release_id from marts.headline_metrics", warehouse)
