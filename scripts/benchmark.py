@@ -112,8 +112,10 @@ def _bootstrap(database: Path) -> None:
             "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
             " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
             " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
-        ).df()
-        dimensions = connection.sql("select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored").df()
+        ).to_arrow_table().to_pandas()
+        dimensions = connection.sql(
+            "select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored"
+        ).to_arrow_table().to_pandas()
     started = time.perf_counter()
     run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)
     print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))
@@ -297,7 +299,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {_f(r['bootstrap_s'])} / {_f(r['bootstrap_mib'], 0)} ({_f(r['bootstrap_in_dbt_s'])}) "
             f"| {_f(r['publish_s'])} / {_f(r['publish_mib'], 0)} | {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
             f"| {_f(r['floor_s'])} / {_f(r['floor_mib'], 0)} | {_f(r['pandas_s'])} / {_f(r['pandas_mib'], 0)} "
-            f"| {_f(r['pipeline_s'])} | {_f(r['x_floor'])} | {_f(r['pandas_x_time'])}x, {_f(r['pandas_x_mem'])}x |"
+            f"| {_f(r['pipeline_s'])} | {_f(r['x_floor'])} | {_f(r['pandas_x_time'], 2)}x, {_f(r['pandas_x_mem'], 2)}x |"
         )
     return "\n".join(lines)
 
@@ -315,7 +317,13 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)")
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows as JSON")
     parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/benchmarks.md")
+    parser.add_argument("--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run")
     args = parser.parse_args()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        print(table(saved["rows"]))
+        write_doc(saved["rows"], saved["machine"])
+        return 0
 
     sizes = [(f"tasks {s}x", BASE_TASKS * int(s), BASE_MODELS) for s in args.scales.split(",") if s]
     sizes += [(f"models {s}x", BASE_TASKS, BASE_MODELS * int(s)) for s in args.model_scales.split(",") if s]

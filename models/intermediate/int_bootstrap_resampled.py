@@ -24,14 +24,16 @@ def model(dbt, session):
 
     cells = dbt.ref("int_cells_scored").set_alias("cells")
     triaged = dbt.ref("int_cells_triaged").set_alias("triaged")
+    # Through Arrow, not .df(): at 100x (12.6 M dimension rows) .df() peaks at ~4.6 GiB and
+    # takes ~12 s, Arrow then pandas at ~1.3 GiB and ~2 s, with the same dtypes.
     cell_frame = cells.join(triaged, "cells.response_id = triaged.response_id").select(
         "cells.model_id, cells.task_id, cells.kind, cells.score, cells.turn_type, "
         "triaged.is_counted as is_recognized_with_routing, "
         "triaged.is_recognized_not_routed as is_not_routed"
-    ).df()
+    ).to_arrow_table().to_pandas()
     dimension_frame = dbt.ref("int_cell_dimensions_scored").select(
         "model_id, task_id, dimension, score"
-    ).df()
+    ).to_arrow_table().to_pandas()
 
     estimates = run_bootstrap(
         cell_frame,
