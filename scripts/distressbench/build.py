@@ -359,6 +359,11 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
     return database, True
 
 
+# Characters that DuckDB reads as a glob pattern (* ? [ ]), that end the SQL string literal
+# of a dbt source location ('), or that dbt-duckdb reads as a format field ({ }).
+UNSAFE_PATH_CHARACTERS = frozenset("*?[]'{}")
+
+
 def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
     """The `distressbench build` command."""
     if release_dir is None:
@@ -367,6 +372,14 @@ def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> 
         release_dir = ensure_default_release()
     if not release_dir.is_dir():
         print(f"build: no such release folder: {release_dir}", file=sys.stderr)
+        return 2
+    unsafe = sorted(UNSAFE_PATH_CHARACTERS.intersection(str(release_dir.absolute())))
+    if unsafe:
+        print(
+            f"build: the release folder's path {str(release_dir.absolute())!r} contains {' '.join(unsafe)}, "
+            "which DuckDB or dbt would read as a pattern or quote: move it, or link it from a plain path",
+            file=sys.stderr,
+        )
         return 2
     try:
         database, published = build_release(release_dir, warehouse, force=force)

@@ -310,3 +310,15 @@ def test_what_is_published_comes_from_the_published_file_not_the_log(
     assert code == 1 and "stage 'publish check'" in err
     assert _log(warehouse) == full
     assert _snapshot(warehouse) == before
+
+
+@pytest.mark.parametrize("name", ["rel*", "rel'ease", "rel[1]", "rel{name}"])
+def test_a_release_path_dbt_would_misread_is_refused_before_any_stage(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = make_release(tmp_path / name)
+    warehouse = tmp_path / "warehouse.duckdb"
+    assert cli.main(["build", str(release), "--warehouse", str(warehouse)]) == 2
+    err = capsys.readouterr().err
+    assert "contains" in err and "link it from a plain path" in err
+    assert not warehouse.exists() and not list(tmp_path.glob("*.builds"))
