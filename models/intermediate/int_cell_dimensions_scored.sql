@@ -3,28 +3,45 @@
 with
 
 verdicts as (
-    select * from {{ ref('int_verdicts_voted') }}
+    select * from {{ ref('int_verdicts_keyed') }}
+),
+
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
+criteria as (
+    select * from {{ ref('stg_release__criteria') }}
 ),
 
 totals as (
     select
-        response_id,
-        model_id,
-        task_id,
-        dimension,
+        verdicts.response_key,
+        criteria.dimension,
         count(*) as n_criteria,
-        count(*) filter (where is_met) as n_met,
-        sum(weight)::bigint as weight_total,
-        sum(case when is_met then weight else 0 end)::bigint as weight_met,
+        cast(sum(case when verdicts.is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
+        cast(sum(criteria.weight) as {{ dbt.type_bigint() }}) as weight_total,
+        cast(sum(case when verdicts.is_met then criteria.weight else 0 end) as {{ dbt.type_bigint() }}) as weight_met
     from verdicts
-    group by response_id, model_id, task_id, dimension
+    inner join criteria
+        on verdicts.criterion_key = criteria.criterion_key
+    group by verdicts.response_key, criteria.dimension
 ),
 
 final as (
     select
-        *,
-        weight_met / weight_total as score,
+        responses.response_id,
+        responses.model_id,
+        responses.task_id,
+        totals.dimension,
+        totals.n_criteria,
+        totals.n_met,
+        totals.weight_total,
+        totals.weight_met,
+        totals.weight_met / totals.weight_total as score
     from totals
+    inner join responses
+        on totals.response_key = responses.response_key
 )
 
 select * from final

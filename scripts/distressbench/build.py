@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,14 +42,24 @@ from typing import Any
 import duckdb
 
 from distressbench import contract, paths
-from distressbench.manifest import manifest_sha256, read_manifest
+from distressbench.manifest import manifest_sha256, read_manifest, sha256_of
 
 KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
 # What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
-DBT_RELEASE_EXCLUDES = ("--exclude-resource-type", "unit_test", "--exclude", "tag:gate_guaranteed", "tag:implied_upstream")
+# `--indirect-selection empty`: leaving out a model the gate built does not leave out the tests
+# that read it (a project's own singular tests still run); the tests the gate guarantees are
+# left out by their tag.
+DBT_RELEASE_EXCLUDES = (
+    "--exclude-resource-type", "unit_test", "--indirect-selection", "empty",
+    "--exclude", "tag:built_by_gate", "tag:gate_guaranteed", "tag:implied_upstream",
+)
+# What dbt sees as the release folder in a release build: nothing there. The gate has built
+# the staging layer into the file; dbt reads only that (and a constant path keeps dbt's
+# partial parsing across releases).
+NO_RELEASE = "release-is-read-by-the-gate"
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
@@ -175,13 +186,14 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
             path.unlink(missing_ok=True)
 
 
-def run_dbt(release_dir: Path, database: Path, *, log_dir: Path, target_dir: Path | None = None) -> None:
-    """`dbt build` of the project into `database`, reading `release_dir`, without the unit
-    tests and the gate-guaranteed staging tests. `target_dir` (default: under `log_dir`)
-    is dbt's target folder; a folder kept between builds lets dbt parse partially."""
+def run_dbt(database: Path, *, log_dir: Path, target_dir: Path | None = None) -> None:
+    """`dbt build` of the project into `database`, on the staging layer the gate built there,
+    without the models the gate built, the unit tests and the tests the gate or an upstream
+    test guarantees. `target_dir` (default: under `log_dir`) is dbt's target folder; a folder
+    kept between builds lets dbt parse partially."""
     env = {
         **os.environ,
-        "DISTRESSBENCH_RELEASE": str(release_dir),
+        "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
         "DISTRESSBENCH_BUILD_DB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_USE_COLORS": "false",
@@ -228,9 +240,14 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
             listed = files.get(contract.file_name(table))
             if listed is None:
                 continue
-            (rows,) = connection.execute(f"select count(*) from staging.stg_release__{table}").fetchone()
+            relation, count = (
+                ("intermediate.int_judge_labels_aggregated", "coalesce(sum(n_labels), 0)")
+                if table == "judge_labels"
+                else (f"staging.stg_release__{table}", "count(*)")
+            )
+            (rows,) = connection.execute(f"select {count} from {relation}").fetchone()
             if rows != listed["rows"]:
-                problems.append(f"staging.stg_release__{table} has {rows} rows, the manifest says {listed['rows']}")
+                problems.append(f"{relation} counts {rows} rows, the manifest says {listed['rows']}")
         n_tasks = files[contract.file_name("tasks")]["rows"]
         n_models = files[contract.file_name("models")]["rows"]
         (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
@@ -250,6 +267,24 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
         (recorded,) = connection.execute("select last(release_id order by rowid) from meta.published_releases").fetchone()
     if recorded != release_id:
         raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
+
+
+def verify_release_unchanged(release_dir: Path, manifest_digest: str) -> None:
+    """Publish exactly what was checked: the manifest is the one read before the gate, and
+    every file it lists still has the sha256 it lists (the gate checked the same before it
+    read the files into the warehouse). Files are hashed two at a time."""
+    if manifest_sha256(release_dir) != manifest_digest:
+        raise StageFailed("verify", f"{contract.MANIFEST} changed while the release was being built; nothing was published")
+    files = read_manifest(release_dir)["files"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        digests = dict(zip(files, pool.map(lambda name: sha256_of(release_dir / name), files), strict=True))
+    changed = [name for name, entry in files.items() if digests[name] != entry["sha256"]]
+    if changed:
+        raise StageFailed(
+            "verify",
+            f"{len(changed)} release file(s) changed after the gate read them: {', '.join(changed)} "
+            "(sha256 no longer the manifest's); the build is refused, nothing was published",
+        )
 
 
 def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
@@ -306,9 +341,14 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             scratch = layout.builds_dir / WORK_FOLDER
             scratch.mkdir()
+        digest = manifest_sha256(release_dir) if (release_dir / contract.MANIFEST).is_file() else ""
+        building = scratch / BUILDING_FILE
+        stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
         with _stage("gate"):
+            # the file checks, then the staging layer built into the unpublished file and the
+            # value checks on what was built there
             report_path = scratch / "gate-report.json"
-            report = run_gate(release_dir, report_path=report_path, echo=False)
+            report = run_gate(release_dir, report_path=report_path, echo=False, database=building)
             if not report.passed:
                 failures = [c.message for c in report.checks if not c.passed]
                 raise StageFailed(
@@ -320,7 +360,6 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             _say(f"[gate] {len(report.checks)} checks passed")
         with _stage("publish check"):
             release_id = str(read_manifest(release_dir)["release"])
-            digest = manifest_sha256(release_dir)
             previous = next((r for r in reversed(history) if r["release_id"] == release_id), None)
             current = layout.current_build()
             if previous is not None and not force:
@@ -334,11 +373,11 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                     _say(f"release {release_id} is already published with identical content: nothing to do")
                     remove_stale_files(layout, history)
                     return current, False
-        building = scratch / BUILDING_FILE
         database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
-        stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
         with _stage("dbt build"):
-            run_dbt(release_dir, building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
+            run_dbt(building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
+        with _stage("verify"):
+            verify_release_unchanged(release_dir, digest)
         record = {
             "release_id": release_id,
             "manifest_sha256": digest,

@@ -15,6 +15,7 @@ source as (
 {%- else -%}
 source as (
     select
+        null::bigint as file_row_number,
         null::varchar as transcript_id,
         null::integer as turn_index,
         null::varchar as role,
@@ -26,6 +27,7 @@ source as (
 
 final as (
     select
+        file_row_number,
         transcript_id,
         turn_index,
         role,
