@@ -1,11 +1,13 @@
 {{ config(tags=['built_by_gate']) }}
 {#- The one pass over the judge labels: one row per (response_id, criterion_id, judge_id) that
-    has labels, keyed by the replies' and criteria's surrogate keys. It carries what the
+    has labels, keyed by the replies' and criteria's surrogate keys (null for a null id, -1 for
+    an id not in the release: all such labels of a judge share one row). It carries what the
     verdicts need (labels, labels met), which samples were labelled and met (bit s of the masks
-    for sample_index s in 0..62; the masks are null for a group holding any other
-    sample_index) and what the gate's label checks read (nulls, negative sample indexes,
-    dangling ids, the criterion's task against the reply's). The release build runs this SQL
-    in the gate, which checks its rows before dbt builds on them. -#}
+    for sample_index s in 0..62; the masks are null for a group holding any other, or a null,
+    sample_index) and what the gate's label checks count (nulls, negative sample indexes).
+    Only what the verdicts, the judge-reliability marts and the gate read: every aggregate
+    here costs time on every label. The release build runs this SQL in the gate, which checks
+    its rows before dbt builds on them. -#}
 with
 
 judge_labels as (
@@ -21,34 +23,48 @@ criteria as (
 ),
 
 response_index as (
-    select
+    select distinct
         response_id,
-        response_key,
-        min(task_id) as task_id
+        response_key
     from responses
     where response_id is not null
-    group by response_id, response_key
 ),
 
 criterion_index as (
-    select
+    select distinct
         criterion_id,
-        criterion_key,
-        min(task_id) as task_id
+        criterion_key
     from criteria
     where criterion_id is not null
-    group by criterion_id, criterion_key
+),
+
+keyed as (
+    -- the keys first, then one group-by on integers (cheaper than grouping the string ids)
+    select
+        case
+            when judge_labels.response_id is not null then coalesce(response_index.response_key, -1)
+        end as response_key,
+        case
+            when judge_labels.criterion_id is not null then coalesce(criterion_index.criterion_key, -1)
+        end as criterion_key,
+        judge_labels.judge_id,
+        judge_labels.sample_index,
+        judge_labels.is_met
+    from judge_labels
+    left join response_index
+        on judge_labels.response_id = response_index.response_id
+    left join criterion_index
+        on judge_labels.criterion_id = criterion_index.criterion_id
 ),
 
 grouped as (
     select
-        response_id,
-        criterion_id,
+        response_key,
+        criterion_key,
         judge_id,
         count(*) as n_labels,
         cast(sum(case when is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
-        min(sample_index) as min_sample_index,
-        max(sample_index) as max_sample_index,
+        sum(case when sample_index between 0 and 62 then 0 else 1 end) as n_outside_mask,
         bit_or(
             case when sample_index between 0 and 62 then cast(power(2, sample_index) as {{ dbt.type_bigint() }}) end
         ) as any_sample_mask,
@@ -61,36 +77,23 @@ grouped as (
         count(*) - count(sample_index) as n_null_sample_index,
         count(*) - count(is_met) as n_null_met,
         cast(sum(case when sample_index < 0 then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_negative_sample_index
-    from judge_labels
-    group by response_id, criterion_id, judge_id
+    from keyed
+    group by response_key, criterion_key, judge_id
 ),
 
 final as (
     select
-        response_index.response_key,
-        criterion_index.criterion_key,
-        grouped.judge_id,
-        grouped.n_labels,
-        grouped.n_met,
-        case
-            when grouped.min_sample_index >= 0 and grouped.max_sample_index <= 62 then grouped.any_sample_mask
-        end as sample_mask,
-        case
-            when grouped.min_sample_index >= 0 and grouped.max_sample_index <= 62
-                then coalesce(grouped.any_met_sample_mask, 0)
-        end as met_sample_mask,
-        grouped.n_null_sample_index,
-        grouped.n_null_met,
-        grouped.n_negative_sample_index,
-        response_index.task_id = criterion_index.task_id as is_same_task,
-        -- the ids of labels whose reply or criterion is not in the release (null otherwise)
-        case when response_index.response_key is null then grouped.response_id end as unknown_response_id,
-        case when criterion_index.criterion_key is null then grouped.criterion_id end as unknown_criterion_id
+        response_key,
+        criterion_key,
+        judge_id,
+        n_labels,
+        n_met,
+        case when n_outside_mask = 0 then any_sample_mask end as sample_mask,
+        case when n_outside_mask = 0 then coalesce(any_met_sample_mask, 0) end as met_sample_mask,
+        n_null_sample_index,
+        n_null_met,
+        n_negative_sample_index
     from grouped
-    left join response_index
-        on grouped.response_id = response_index.response_id
-    left join criterion_index
-        on grouped.criterion_id = criterion_index.criterion_id
 )
 
 select * from final

@@ -1,6 +1,7 @@
 {#- verdict(response, criterion): met when more than half of its judge labels are met.
     A tie reads as var('verdict_tie_rule'); an empty reply meets nothing. One row per reply x
-    criterion of its task, stored by surrogate keys (int_verdicts_voted joins the ids back). -#}
+    criterion of its task, stored by surrogate keys (int_verdicts_voted joins the ids back);
+    labels on a criterion of another task match no pair of the reply. -#}
 with
 
 judge_labels as (
@@ -22,7 +23,6 @@ votes as (
         cast(sum(n_labels) as {{ dbt.type_bigint() }}) as n_labels,
         cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met
     from judge_labels
-    where is_same_task
     group by response_key, criterion_key
 ),
 

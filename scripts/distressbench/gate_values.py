@@ -448,14 +448,14 @@ DERIVED: tuple[Derived, ...] = (
 
 # judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.staging
 # before these checks): one row per (reply, criterion, judge) with its label counts, sample
-# masks, nulls and negative sample indexes, surrogate keys (null for an id not in the release,
-# kept in unknown_*_id) and whether the criterion is of the reply's task. Every label check
-# counts on those rows. Only a failing check reads the raw file again, for example rows; a
+# masks, nulls and negative sample indexes and surrogate keys (null for a null id, -1 for an
+# id not in the release); label_ids adds whether the criterion is of the reply's task. Every
+# label check counts on those rows. Only a failing check reads the raw file again, for example rows; a
 # repeated (judge, sample) shows as more labels than mask bits, so only groups that may
 # repeat one (or whose sample indexes fall outside the mask) are re-read exactly.
-NO_RESPONSE_ID = "response_key is null and unknown_response_id is null"
-NO_CRITERION_ID = "criterion_key is null and unknown_criterion_id is null"
-FULL_KEY = f"not ({NO_RESPONSE_ID}) and not ({NO_CRITERION_ID}) and judge_id is not null"
+NO_RESPONSE_ID = "response_key is null"
+NO_CRITERION_ID = "criterion_key is null"
+FULL_KEY = "response_key is not null and criterion_key is not null and judge_id is not null"
 DUP_CANDIDATE = (
     f"{FULL_KEY} and n_labels - n_null_sample_index > "
     "case when sample_mask is null then 1 else bit_count(sample_mask) end"
@@ -463,21 +463,35 @@ DUP_CANDIDATE = (
 LABEL_VIEWS: tuple[Derived, ...] = (
     Derived("label_groups", ("judge_labels",), "select * from intermediate.int_judge_labels_aggregated"),
     Derived("label_ids", ("judge_labels", "responses", "criteria"),
-            "select g.*, coalesce(r.response_id, g.unknown_response_id) as response_id, "
-            "coalesce(c.criterion_id, g.unknown_criterion_id) as criterion_id, "
-            "r.task_id as response_task, c.task_id as criterion_task from label_groups g "
-            "left join response_index r on r.response_key = g.response_key "
-            "left join criterion_index c on c.criterion_key = g.criterion_key"),
+            "select g.response_key, g.criterion_key, g.n_labels, r.task_id = c.task_id as is_same_task "
+            "from label_groups g left join response_index r on r.response_key = g.response_key "
+            "left join criterion_index c on c.criterion_key = g.criterion_key", materialize=True),
+    # per reply; read only for the examples of a failing labels_complete (a view is lazy)
     Derived("label_coverage", ("judge_labels", "responses", "criteria"),
             "select r.response_id, r.response_key, r.task_id, coalesce(tc.n_ids, 0) as n_expected, "
             "coalesce(v.n_labeled, 0) as n_labeled from response_index r "
             "left join task_criteria tc on tc.task_id = r.task_id left join ("
-            "select response_key, count(distinct criterion_key) as n_labeled from label_groups where is_same_task "
+            "select response_key, count(distinct criterion_key) as n_labeled from label_ids where is_same_task "
             "group by response_key) v on v.response_key = r.response_key"),
+    # the same in total: (reply, criterion of its task) pairs against those with a label. A
+    # labelled pair is one row per judge, so with one judge the rows are the pairs.
+    Derived("label_totals", ("judge_labels", "responses", "criteria"),
+            "with judges as (select count(distinct judge_id) as n from label_groups), "
+            "single as (select count(*) as n from label_ids where is_same_task "
+            "and (select n from judges) <= 1), "
+            "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
+            "where is_same_task and (select n from judges) > 1)) "
+            "select (select coalesce(sum(tc.n_ids), 0) from response_index r "
+            "inner join task_criteria tc on tc.task_id = r.task_id) as n_expected, "
+            "(select n from single) + (select n from several) as n_labeled", materialize=True),
 )
 LABEL_DUP_KEYS = """
 select l.response_id, l.criterion_id, l.judge_id, l.sample_index, count(*) as n from judge_labels l
-semi join (select response_id, criterion_id, judge_id from label_ids where {candidate}) k
+semi join (
+    select r.response_id, c.criterion_id, g.judge_id from (select * from label_groups where {candidate}) g
+    inner join response_index r on r.response_key = g.response_key
+    inner join criterion_index c on c.criterion_key = g.criterion_key
+) k
     on k.response_id = l.response_id and k.criterion_id = l.criterion_id and k.judge_id = l.judge_id
 where l.sample_index is not null
 group by l.response_id, l.criterion_id, l.judge_id, l.sample_index having count(*) > 1
@@ -493,16 +507,24 @@ with r as (
     order by response_id limit {N_EXAMPLES}
 )
 select r.response_id, c.criterion_id from r join criterion_index c on c.task_id = r.task_id
-anti join label_groups p on p.response_key = r.response_key and p.criterion_key = c.criterion_key and p.is_same_task
+anti join label_ids p on p.response_key = r.response_key and p.criterion_key = c.criterion_key and p.is_same_task
 order by r.response_id, c.criterion_id limit {N_EXAMPLES}
 """
 DANGLING_LABELS_SQL = f"""
-select response_id, criterion_id, sum(n_labels) as n_labels from label_ids where {{bad}}
-group by response_id, criterion_id order by response_id, criterion_id limit {N_EXAMPLES}
+select l.response_id, l.criterion_id, count(*) as n_labels from judge_labels l
+anti join {{index}} x on x.{{column}} = l.{{column}}
+where l.response_id is not null and l.criterion_id is not null
+group by l.response_id, l.criterion_id order by l.response_id, l.criterion_id limit {N_EXAMPLES}
 """
-DANGLING_RESPONSE = f"unknown_response_id is not null and not ({NO_CRITERION_ID})"
-DANGLING_CRITERION = f"unknown_criterion_id is not null and not ({NO_RESPONSE_ID})"
+DANGLING_RESPONSE = "response_key = -1 and criterion_key is not null"
+DANGLING_CRITERION = "criterion_key = -1 and response_key is not null"
 SAME_TASK = "is_same_task = false"
+SAME_TASK_LABELS_SQL = f"""
+select r.response_id, c.criterion_id, c.task_id as criterion_task, r.task_id as response_task from label_ids g
+inner join response_index r on r.response_key = g.response_key
+inner join criterion_index c on c.criterion_key = g.criterion_key
+where {SAME_TASK} order by r.response_id, c.criterion_id limit {N_EXAMPLES}
+"""
 
 
 def _label_probe(check: str, column: str, bad: str, rows: str, raw_bad: str, problem: str, with_row: bool) -> Probe:
@@ -560,18 +582,17 @@ def probes() -> tuple[Probe, ...]:
         Probe("foreign_key", "judge_labels", "response_id", ("judge_labels", "responses", "criteria"), "label_groups",
               DANGLING_RESPONSE, ("response_id", "criterion_id"), "judge label", "judge labels",
               "with a response_id missing from responses", show=(("n_labels", "labels"),), grouped=True, rows="sum(n_labels)",
-              examples_sql=DANGLING_LABELS_SQL.format(bad=DANGLING_RESPONSE)),
+              examples_sql=DANGLING_LABELS_SQL.format(index="response_index", column="response_id")),
         Probe("foreign_key", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_groups",
               DANGLING_CRITERION, ("response_id", "criterion_id"), "judge label", "judge labels",
               "with a criterion_id missing from criteria", show=(("n_labels", "labels"),), grouped=True, rows="sum(n_labels)",
-              examples_sql=DANGLING_LABELS_SQL.format(bad=DANGLING_CRITERION)),
-        Probe("same_task", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_groups",
+              examples_sql=DANGLING_LABELS_SQL.format(index="criterion_index", column="criterion_id")),
+        Probe("same_task", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_ids",
               SAME_TASK, ("response_id", "criterion_id"), "judge label", "judge labels",
               "on a criterion of another task than the reply's", show=same_task_show, grouped=True, rows="sum(n_labels)",
-              examples_sql=f"select response_id, criterion_id, criterion_task, response_task from label_ids "
-                           f"where {SAME_TASK} order by response_id, criterion_id limit {N_EXAMPLES}"),
+              examples_sql=SAME_TASK_LABELS_SQL),
         Probe("labels_complete", "judge_labels", "(response_id, criterion_id)", ("judge_labels", "responses", "criteria"),
-              "label_coverage", "n_labeled < n_expected", ("response_id", "criterion_id"),
+              "label_totals", "n_labeled < n_expected", ("response_id", "criterion_id"),
               "(reply, criterion of its task) pair", "(reply, criterion of its task) pairs", "without any judge label",
               rows="sum(n_expected - n_labeled)", examples_sql=MISSING_LABELS_SQL),
         *(_null_probe("calibration_labels", c, CALIBRATION_KEY) for c in CALIBRATION_KEY + ("met",)),
@@ -702,8 +723,13 @@ def _derive_labels(session: _Session) -> None:
         (candidates,) = con.execute(f"select count(*) from label_groups where {DUP_CANDIDATE}").fetchone() or (0,)
         if not candidates:
             sql = f"{LABEL_DUP_KEYS_UNKEYED} limit 0"
-        elif "label_ids" in session.broken or not {"responses", "criteria"} <= session.valid:
-            sql = LABEL_DUP_KEYS_UNKEYED
+        elif (
+            "label_ids" in session.broken
+            or not {"responses", "criteria"} <= session.valid
+            or con.execute(f"select count(*) from label_groups where {DUP_CANDIDATE} "
+                           "and (response_key = -1 or criterion_key = -1)").fetchone() != (0,)
+        ):
+            sql = LABEL_DUP_KEYS_UNKEYED  # exact, over every label (ids not in the release have no key)
         else:
             sql = LABEL_DUP_KEYS.format(candidate=DUP_CANDIDATE)
         con.execute(f"create temp table label_dups as {sql}")
