@@ -194,6 +194,7 @@ def run_dbt(database: Path, *, log_dir: Path, target_dir: Path | None = None) ->
     env = {
         **os.environ,
         "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
+        "DISTRESSBENCH_MEMORY_LIMIT": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "2GB"),
         "DISTRESSBENCH_BUILD_DB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_USE_COLORS": "false",

@@ -30,7 +30,6 @@ from distressbench.gate_types import Recorder, listing, quote
 from distressbench.gate_gx import N_EXAMPLES, GxRunner, Outcome, gx
 
 STAGE = "values"
-MEMORY_LIMIT = "3GB"
 ROW = "file_row_number"
 LABEL_KEY = ("response_id", "criterion_id", "judge_id", "sample_index")
 CALIBRATION_KEY = ("response_id", "criterion_id", "annotator_id")

@@ -77,7 +77,8 @@ def source_view(table: str) -> str:
 
 def render(model: Model, ref: Callable[[str], str]) -> str:
     """The model's SQL with source(), ref(), config() and dbt's type macros filled in."""
-    template = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(model.path().read_text(encoding="utf-8"))
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    template = environment.from_string(model.path().read_text(encoding="utf-8"))
     return template.render(
         source=lambda _source, table: source_view(table),
         ref=ref,
