@@ -14,18 +14,37 @@ criteria as (
     select * from {{ ref('stg_release__criteria') }}
 ),
 
+-- grouped by an integer dimension key: a narrower hash table than one keyed by the name
+criterion_dimensions as (
+    select
+        criterion_key,
+        weight,
+        dimension,
+        dense_rank() over (order by dimension) as dimension_key
+    from criteria
+),
+
+dimension_names as (
+    select distinct
+        dimension_key,
+        dimension
+    from criterion_dimensions
+),
+
 totals as (
     select
         verdicts.response_key,
-        criteria.dimension,
+        criterion_dimensions.dimension_key,
         count(*) as n_criteria,
         cast(sum(case when verdicts.is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
-        cast(sum(criteria.weight) as {{ dbt.type_bigint() }}) as weight_total,
-        cast(sum(case when verdicts.is_met then criteria.weight else 0 end) as {{ dbt.type_bigint() }}) as weight_met
+        cast(sum(criterion_dimensions.weight) as {{ dbt.type_bigint() }}) as weight_total,
+        cast(
+            sum(case when verdicts.is_met then criterion_dimensions.weight else 0 end) as {{ dbt.type_bigint() }}
+        ) as weight_met
     from verdicts
-    inner join criteria
-        on verdicts.criterion_key = criteria.criterion_key
-    group by verdicts.response_key, criteria.dimension
+    inner join criterion_dimensions
+        on verdicts.criterion_key = criterion_dimensions.criterion_key
+    group by verdicts.response_key, criterion_dimensions.dimension_key
 ),
 
 final as (
@@ -33,7 +52,7 @@ final as (
         responses.response_id,
         responses.model_id,
         responses.task_id,
-        totals.dimension,
+        dimension_names.dimension,
         totals.n_criteria,
         totals.n_met,
         totals.weight_total,
@@ -42,6 +61,8 @@ final as (
     from totals
     inner join responses
         on totals.response_key = responses.response_key
+    inner join dimension_names
+        on totals.dimension_key = dimension_names.dimension_key
 )
 
 select * from final

@@ -16,16 +16,6 @@ criteria as (
     select * from {{ ref('stg_release__criteria') }}
 ),
 
-votes as (
-    select
-        response_key,
-        criterion_key,
-        cast(sum(n_labels) as {{ dbt.type_bigint() }}) as n_labels,
-        cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met
-    from judge_labels
-    group by response_key, criterion_key
-),
-
 rubric_pairs as (
     select
         responses.response_key,
@@ -36,17 +26,41 @@ rubric_pairs as (
         on responses.task_id = criteria.task_id
 ),
 
+-- every rubric pair with no votes, and every judge's votes: one group-by gives each pair its
+-- votes (zero without labels) and drops the labels that are no pair of their reply (cheaper
+-- than a join of two tables of pair size)
+pair_rows as (
+    select
+        response_key,
+        criterion_key,
+        1 as n_rubric_rows,
+        is_empty_reply,
+        0 as n_labels,
+        0 as n_met
+    from rubric_pairs
+
+    union all
+
+    select
+        response_key,
+        criterion_key,
+        0 as n_rubric_rows,
+        cast(null as {{ dbt.type_boolean() }}) as is_empty_reply,
+        n_labels,
+        n_met
+    from judge_labels
+),
+
 voted as (
     select
-        rubric_pairs.response_key,
-        rubric_pairs.criterion_key,
-        rubric_pairs.is_empty_reply,
-        coalesce(votes.n_labels, 0) as n_labels,
-        coalesce(votes.n_met, 0) as n_met
-    from rubric_pairs
-    left join votes
-        on rubric_pairs.response_key = votes.response_key
-        and rubric_pairs.criterion_key = votes.criterion_key
+        response_key,
+        criterion_key,
+        bool_or(is_empty_reply) as is_empty_reply,
+        cast(sum(n_labels) as {{ dbt.type_bigint() }}) as n_labels,
+        cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met
+    from pair_rows
+    group by response_key, criterion_key
+    having sum(n_rubric_rows) > 0
 ),
 
 final as (

@@ -1,25 +1,42 @@
-"""`distressbench build`: gate, build into a new file, audit, publish atomically, log.
+"""`distressbench build`: write, audit, publish: gate into a new file, dbt, verify, audit, publish.
+
+Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
+
+1. prepare -- take the build lock, clear what an earlier build left behind;
+2. gate -- the file checks (manifest, sha256, Arrow schemas), then the staging layer built
+   into the unpublished file `building.duckdb` (distressbench.staging: the staging tables and
+   int_judge_labels_aggregated, the one pass over the judge labels) and every value check
+   on what was built there (gate_values, Great Expectations over frames DuckDB derives);
+3. publish check -- a release id already published with other content needs --force;
+4. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
+   checked (it never reads the release folder);
+5. verify -- the manifest is the one read before the gate and every file still has its
+   sha256: what is published is what was checked;
+6. audit -- row counts reconcile with the manifest, the publication record is written and
+   the file reopens read-only;
+7. publish -- one atomic rename of a symlink.
 
 The published warehouse path is a symlink to one immutable, fully built database file in
 `<stem>.builds/`. A build works in the folder `<stem>.builds/work-current/` (gate report,
 dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
-the audit) and only a rename of a fresh symlink over the published path publishes it, so analysts with the old file open keep reading it, new
-sessions see the new release, and a build that fails or is killed at any moment leaves the
-published warehouse exactly as it was. The next build (under the lock) clears what a
-failed or killed build left behind.
+the audit) and only a rename of a fresh symlink over the published path publishes it, so
+analysts with the old file open keep reading it, new sessions see the new release, and a
+build that fails or is killed at any moment leaves the published warehouse exactly as it
+was. The next build (under the lock) clears what a failed or killed build left behind.
 
 What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
 can never disagree with the symlink; `<stem>.published_releases.jsonl` is a convenience
 copy, rewritten from that table by every build.
 
-Speed: the work folder and the database path dbt sees are the same for every build (builds
-are serialised by the lock) and dbt keeps its target folder `<stem>.builds/dbt-target/`
-between builds, so dbt parses the project partially instead of from scratch. The release
-build leaves out dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest
-run them), the staging tests tagged `gate_guaranteed` (the gate has just checked the
-same keys on the same files) and the tests tagged `implied_upstream` (a key an upstream
-test already checks on the same rows).
+Speed: the work folder, the database path and the (empty) release path dbt sees are the
+same for every build (builds are serialised by the lock) and dbt keeps its target folder
+`<stem>.builds/dbt-target/` between builds, so dbt parses the project partially instead of
+from scratch. The release build leaves out the models the gate built (tag `built_by_gate`),
+dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest run them), the
+tests tagged `gate_guaranteed` (the gate has just checked the same keys on the same rows)
+and the tests tagged `implied_upstream` (a key an upstream test already checks on the same
+rows).
 """
 
 from __future__ import annotations
@@ -275,7 +292,9 @@ def verify_release_unchanged(release_dir: Path, manifest_digest: str) -> None:
     every file it lists still has the sha256 it lists (the gate checked the same before it
     read the files into the warehouse). Files are hashed two at a time."""
     if manifest_sha256(release_dir) != manifest_digest:
-        raise StageFailed("verify", f"{contract.MANIFEST} changed while the release was being built; nothing was published")
+        raise StageFailed(
+            "verify", f"{contract.MANIFEST} changed while the release was being built; nothing was published"
+        )
     files = read_manifest(release_dir)["files"]
     with ThreadPoolExecutor(max_workers=2) as pool:
         digests = dict(zip(files, pool.map(lambda name: sha256_of(release_dir / name), files), strict=True))
