@@ -26,8 +26,8 @@ import duckdb
 import pandas as pd
 
 from distressbench import contract, staging
-from distressbench.gate_types import Recorder, listing, quote
 from distressbench.gate_gx import N_EXAMPLES, GxRunner, Outcome, gx
+from distressbench.gate_types import Recorder, listing, quote
 
 STAGE = "values"
 ROW = "file_row_number"
