@@ -129,8 +129,9 @@ def test_release_info_falls_back_when_metadata_is_missing(paper_warehouse: Path,
     shutil.copyfile(paper_warehouse.resolve(), copy)
     with duckdb.connect(str(copy)) as connection:
         connection.execute("drop schema meta cascade")
+        connection.execute("drop table staging.stg_release__manifest")  # a table in the published file
         connection.execute(
-            "create or replace view staging.stg_release__manifest as "
+            "create view staging.stg_release__manifest as "
             "select 'another-release' as release_id, false as is_synthetic, '2020-01-01' as created_at"
         )
     with duckdb.connect(str(copy), read_only=True) as connection:
