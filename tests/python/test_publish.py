@@ -446,3 +446,21 @@ def test_a_second_warehouse_sharing_the_stem_leaves_the_first_alone(
     assert code == 0, err
     assert _release_ids(warehouse) == _release_ids(other) == ["fixture-b"]
     assert other.resolve().exists()
+
+
+def test_a_fifo_in_the_release_fails_the_build_at_the_gate_and_frees_the_lock(tmp_path: Path) -> None:
+    """A FIFO named like a release file hung the gate, and the hung build held the lock."""
+    release = make_release(tmp_path / "release")
+    (release / "turns.parquet").unlink()
+    os.mkfifo(release / "turns.parquet")
+    warehouse = tmp_path / "w.duckdb"
+    command = [*CLI, "build", str(release), "--warehouse", str(warehouse)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError("the build hung on the FIFO") from error
+    assert done.returncode == 1, done.stderr
+    assert "build failed at stage 'gate'" in done.stderr and '"turns.parquet" (a FIFO)' in done.stderr
+    assert f"the published warehouse {warehouse} is unchanged" in done.stderr
+    with WarehouseLayout(warehouse).lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: raises BlockingIOError if still held
