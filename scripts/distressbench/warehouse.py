@@ -2,9 +2,11 @@
 
 `distressbench sql` runs in a sandbox: the file is opened read-only, DuckDB's external
 access is off (no host file is read or written, no extension is installed or loaded, no
-network), the configuration is locked, and only statements that read (select, explain,
-pragma) run; attach, copy, export, install, load, set and every write are refused before
-anything runs. The DuckDB CLI on the file is the analyst's own full-power tool.
+network), the configuration is locked, and only statements that read run (select and
+describe, explain of a select, the pragmas that describe the file); attach, copy, export,
+install, load, set and every write are refused before anything runs. A file from before
+the warehouse was self-contained still has views over its release folder: that folder
+alone stays readable. The DuckDB CLI on the file is the analyst's own full-power tool.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def _refusal(sql: str, kind: str) -> str | None:
         if match and match.group(1).lower() in READING_PRAGMAS:
             return None
         return f"refused this PRAGMA (allowed: {', '.join(sorted(READING_PRAGMAS))})"
-    return f"refused a {kind} statement"
+    return f"refused this {kind} statement"
 
 
 def reading_statements(sql: str) -> list[str]:
