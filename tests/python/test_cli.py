@@ -198,3 +198,21 @@ def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys
     monkeypatch.delenv("DISTRESSBENCH_DEBUG", raising=False)
     assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 1
     assert capsys.readouterr().err == "tables: something broke\n"
+
+
+def test_sql_cannot_overwrite_a_file_of_the_published_release(
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    """The release folder stays readable for a file whose views still read it; writing
+    there (which would empty a staging view of the published warehouse) is refused."""
+    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+        (release,) = connection.execute(
+            "select last(release_dir order by rowid) from meta.published_releases"
+        ).fetchone()
+    tasks = Path(release) / "tasks.parquet"
+    before = tasks.read_bytes()
+    for statement in (f"copy (select * from marts.model_scores limit 0) to '{tasks}'",
+                      f"export database '{Path(release)}'"):
+        code, _, err = sql(paper_warehouse, statement, capsys)
+        assert code == 1 and "refused" in err, err
+    assert tasks.read_bytes() == before

@@ -715,7 +715,9 @@ def test_a_manifest_with_nan_is_refused(good_release: Path, capsys: pytest.Captu
     assert_fails(good_release, capsys, "manifest_json", "NaN is not a JSON number")
 
 
-@pytest.mark.parametrize("created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"])
+@pytest.mark.parametrize(
+    "created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"]
+)
 def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, capsys: pytest.CaptureFixture[str],
                                                   created_at: object) -> None:
     path = good_release / "manifest.json"

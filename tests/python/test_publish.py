@@ -371,7 +371,9 @@ def test_a_folder_as_warehouse_is_refused_before_the_build(tmp_path: Path, capsy
     assert not list(tmp_path.glob("*.builds"))
 
 
-def test_a_symlink_to_a_foreign_file_as_warehouse_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_symlink_to_a_foreign_file_as_warehouse_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     release = make_release(tmp_path / "release")
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n", encoding="utf-8")
@@ -387,7 +389,7 @@ def test_warehouses_sharing_a_stem_have_their_own_builds() -> None:
     for attribute in ("builds_dir", "log", "lock"):
         paths_of = [getattr(layout, attribute) for layout in layouts]
         assert len(set(paths_of)) == len(paths_of), attribute
-        assert all(path.name.startswith(layout.published.name + ".") for path, layout in zip(paths_of, layouts))
+        assert all(path.name.startswith(layout.published.name + ".") for path, layout in zip(paths_of, layouts, strict=True))
 
 
 def test_a_failure_after_the_switch_says_the_warehouse_changed(

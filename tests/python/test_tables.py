@@ -318,7 +318,9 @@ def test_latex_and_markdown_escape_display_names(exported: dict[str, Path]) -> N
 # --------------------------------------------------------------------------- escaping release text
 
 
-HOSTILE = ("<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)", "\\ & % $ # _ { } ~ ^")
+HOSTILE = (
+    "<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)", "\\ & % $ # _ { } ~ ^"
+)
 
 
 def _hostile_table() -> Table:
@@ -356,7 +358,9 @@ def test_latex_escapes_every_special_character() -> None:
     text = tables.to_latex(_hostile_table())
     assert r"\textbackslash{} \& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{}" in text
     assert r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{} \textbar{} x" in text
-    escapes = re.compile(r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]|\$-\$")
+    escapes = re.compile(
+        r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]|\$-\$"
+    )
     rows = text.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
     assert len(rows) == len(HOSTILE)
     for row in rows:
