@@ -71,10 +71,21 @@ def check_warehouse(warehouse: Path) -> None:
         raise NotAWarehouse(f"{warehouse} is {kind}, not a published warehouse")
 
 
+def _require_marts(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> duckdb.DuckDBPyConnection:
+    """The connection, if the file holds the marts; otherwise closed, and NotAWarehouse."""
+    (n_marts,) = connection.execute(
+        "select count(*) from information_schema.schemata where schema_name = 'marts'"
+    ).fetchone()
+    if not n_marts:
+        connection.close()
+        raise NotAWarehouse(f"{warehouse} is a DuckDB file without the marts schema, not a published warehouse")
+    return connection
+
+
 def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection: any number may be open while a new release is published."""
     check_warehouse(warehouse)
-    return duckdb.connect(str(warehouse), read_only=True)
+    return _require_marts(duckdb.connect(str(warehouse), read_only=True), warehouse)
 
 
 def _view_directories(connection: duckdb.DuckDBPyConnection) -> list[str]:
@@ -108,7 +119,7 @@ def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
     except BaseException:
         connection.close()
         raise
-    return connection
+    return _require_marts(connection, warehouse)
 
 
 def _refusal(sql: str, kind: str) -> str | None:

@@ -174,13 +174,15 @@ def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["tables", "report", "sql"])
-@pytest.mark.parametrize("kind", ["text", "folder"])
+@pytest.mark.parametrize("kind", ["text", "folder", "empty database"])
 def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path: Path) -> None:
     warehouse = tmp_path / "w.duckdb"
     if kind == "text":
         warehouse.write_text("not a database\n")
-    else:
+    elif kind == "folder":
         warehouse.mkdir()
+    else:
+        duckdb.connect(str(warehouse)).close()
     extra = ["select 1"] if command == "sql" else ["--out", str(tmp_path / "out")]
     line = one_line_error(run_cli(command, *extra, "--warehouse", str(warehouse)))
     assert line.startswith(f"{command}: {warehouse} is ")
