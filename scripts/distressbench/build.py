@@ -405,6 +405,8 @@ def warehouse_refusal(warehouse: Path) -> str | None:
         return f"{warehouse} is a folder; --warehouse names the database file to publish"
     if len((warehouse.name + _LONGEST_SUFFIX).encode()) > _NAME_MAX:
         return f"the file name {warehouse.name!r} is too long (at most {_NAME_MAX - len(_LONGEST_SUFFIX)} bytes)"
+    if warehouse.parent.name.endswith(".builds"):
+        return f"{warehouse} is inside {warehouse.parent}, the builds folder of a warehouse; publish beside it"
     release = _release_folder_above(warehouse)
     if release is not None:
         return f"{warehouse} is inside the release folder {release}; publish the warehouse somewhere else"

@@ -73,9 +73,10 @@ def check_warehouse(warehouse: Path) -> None:
 
 def _require_marts(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> duckdb.DuckDBPyConnection:
     """The connection, if the file holds the marts; otherwise closed, and NotAWarehouse."""
-    (n_marts,) = connection.execute(
+    # fetchall, not fetchone: an unfinished result blocks the connection's next statement
+    ((n_marts,),) = connection.execute(
         "select count(*) from information_schema.schemata where schema_name = 'marts'"
-    ).fetchone()
+    ).fetchall()
     if not n_marts:
         connection.close()
         raise NotAWarehouse(f"{warehouse} is a DuckDB file without the marts schema, not a published warehouse")
@@ -91,14 +92,16 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
 def _view_directories(connection: duckdb.DuckDBPyConnection) -> list[str]:
     """The release folder, when the file still holds views that read it (a file built
     before the warehouse became self-contained); otherwise none."""
-    (n_views,) = connection.execute("select count(*) from duckdb_views() where not internal").fetchone()
+    ((n_views,),) = connection.execute("select count(*) from duckdb_views() where not internal").fetchall()
     if not n_views:
         return []
     try:
-        row = connection.execute("select last(release_dir order by rowid) from meta.published_releases").fetchone()
+        ((release_dir,),) = connection.execute(
+            "select last(release_dir order by rowid) from meta.published_releases"
+        ).fetchall()
     except duckdb.Error:
         return []
-    return [str(Path(row[0])) + os.sep] if row and row[0] else []
+    return [str(Path(release_dir)) + os.sep] if release_dir else []
 
 
 def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:

@@ -466,3 +466,12 @@ def test_a_fifo_in_the_release_fails_the_build_at_the_gate_and_frees_the_lock(tm
     assert f"the published warehouse {warehouse} is unchanged" in done.stderr
     with WarehouseLayout(warehouse).lock.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: raises BlockingIOError if still held
+
+
+def test_a_path_inside_a_builds_folder_is_refused(shared: Shared, capsys: pytest.CaptureFixture[str]) -> None:
+    """A build file of the shared warehouse given as --warehouse would be cleared by the
+    next build of the shared warehouse."""
+    before = _snapshot(shared.warehouse)
+    err = _refused(capsys, shared.warehouse.resolve(), shared.release("b"))
+    assert "the builds folder of a warehouse" in err
+    assert _snapshot(shared.warehouse) == before
