@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from distressbench import figures
-from distressbench.tables import Table, html_id, load_tables, to_html
+from distressbench.tables import TABLES, Column, Table, TableSpec, html_id, load_tables, to_html
 from distressbench.warehouse import connect_read_only
 
 UNKNOWN = "unknown"
@@ -49,6 +49,88 @@ class Section:
     intro: str
     figures: tuple[FigureSpec, ...]
     tables: tuple[str, ...]
+    render: Callable[[dict[str, Table]], str] | None = None  # the whole <section>, for a section of its own shape
+
+
+CHANGE_TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        key="C1",
+        slug="release_changes",
+        title="Models against the previous release",
+        caption=(
+            "Each model of this release or the previous one: score (%) with its 95% bootstrap interval in both, the "
+            "difference in percentage points, and the rank in both (rank change: positive when the model moved up). "
+            "Unchanged means the same score and interval; a rank can shift when another model enters or leaves."
+        ),
+        sql="""
+select
+    release_id,
+    previous_release_id,
+    coalesce(display_name, model_id) as label,
+    status,
+    score,
+    ci_low,
+    ci_high,
+    previous_score,
+    previous_ci_low,
+    previous_ci_high,
+    score_difference,
+    rank,
+    previous_rank,
+    rank_change
+from marts.release_changes
+order by case when kind = 'model' then 0 else 1 end, rank nulls last, previous_rank nulls last, model_id
+""",
+        columns=(
+            Column("Model", "text", ("label",)),
+            Column("Status", "text", ("status",)),
+            Column("This release (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+            Column("Previous (%) [95% CI]", "pct_ci", ("previous_score", "previous_ci_low", "previous_ci_high")),
+            Column("Difference (pp)", "pp", ("score_difference",)),
+            Column("Rank", "count", ("rank",)),
+            Column("Previous rank", "count", ("previous_rank",)),
+            Column("Rank change", "count", ("rank_change",)),
+        ),
+    ),
+    TableSpec(
+        key="C2",
+        slug="headline_changes",
+        title="Headline metrics against the previous release",
+        caption="Each headline metric (%) on this release and the previous one, and the difference (pp).",
+        sql="""
+select release_id, previous_release_id, metric, value, ci_low, ci_high, previous_value, previous_ci_low,
+    previous_ci_high, difference
+from marts.headline_changes
+order by display_order nulls last, metric
+""",
+        columns=(
+            Column("Metric", "text", ("metric",)),
+            Column("This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+            Column("Previous (%) [95% CI]", "pct_ci", ("previous_value", "previous_ci_low", "previous_ci_high")),
+            Column("Difference (pp)", "pp", ("difference",)),
+        ),
+    ),
+)
+
+
+def render_changes(by_key: dict[str, Table]) -> str:
+    """The "Changes since <previous release>" section, or a plain word that there is none."""
+    esc = html.escape
+    models, headline = by_key["C1"], by_key["C2"]
+    previous = sorted({str(v) for t in (models, headline) for v in t.column_values("previous_release_id")})
+    if not previous:
+        return (
+            '<section id="sec-changes"><h2>Changes since the previous release</h2>'
+            "<p>There is no previous release: no other release was published into this warehouse before this one, "
+            "so there is nothing to compare with.</p></section>"
+        )
+    name = ", ".join(previous)
+    return (
+        f'<section id="sec-changes"><h2>Changes since {esc(name)}</h2>'
+        f"<p>This release against {esc(name)}, the latest other release published into this warehouse "
+        "(its results are kept in the schema <code>history</code>).</p>"
+        f"{to_html(models)}{to_html(headline)}</section>"
+    )
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -102,6 +184,7 @@ SECTIONS: tuple[Section, ...] = (
                     "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension."),),
         ("T7",),
     ),
+    Section("changes", "Changes since the previous release", "", (), ("C1", "C2"), render_changes),
     Section("corpus", "Corpus", "", (), ("T1",)),
     Section("annex", "Red-team annex", "", (), ("A1",)),
 )
@@ -221,6 +304,9 @@ def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> st
     body.append(f'<nav aria-label="Contents"><strong>Contents</strong><ol>{toc}</ol></nav>')
     figure_number = 0
     for section in SECTIONS:
+        if section.render is not None:
+            body.append(section.render(by_key))
+            continue
         parts = [f'<section id="sec-{section.id}"><h2>{esc(section.title)}</h2>']
         if section.intro:
             parts.append(f"<p>{esc(section.intro)}</p>")
@@ -254,7 +340,7 @@ def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> st
 def write_report(warehouse: Path, out: Path) -> Path:
     """Write the offline HTML report of the published warehouse to `out`; return its path."""
     with connect_read_only(warehouse) as connection:
-        tables = load_tables(connection)
+        tables = load_tables(connection, (*TABLES, *CHANGE_TABLES))
         info = release_info(connection, warehouse)
     document = render_report(tables, info, warehouse)
     out.parent.mkdir(parents=True, exist_ok=True)
