@@ -54,9 +54,9 @@ classified as (
             when not is_in_previous then 'new'
             when not is_in_release then 'removed'
             when
-                score = previous_score
-                and (ci_low = previous_ci_low or (ci_low is null and previous_ci_low is null))
-                and (ci_high = previous_ci_high or (ci_high is null and previous_ci_high is null))
+                {{ is_within_tolerance('score', 'previous_score') }}
+                and {{ is_within_tolerance('ci_low', 'previous_ci_low') }}
+                and {{ is_within_tolerance('ci_high', 'previous_ci_high') }}
                 then 'unchanged'
             else 'changed'
         end as status
