@@ -10,7 +10,8 @@ beside the output folder, renamed into place at the end, so a refused or failed 
 leaves nothing behind.
 
 The tables the submission extends are streamed batch by batch (base rows, then submission
-rows) through one Parquet writer; the tables it does not touch are copied byte for byte.
+rows) through one Parquet writer, so memory stays at a few batches whatever the size; the
+tables it does not touch are copied byte for byte.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
@@ -236,7 +238,7 @@ def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str
     if not files_ok or broken or any(t not in base_valid for t in needed_base):
         rec.skip("value checks", "need a valid base release and submission files with the contract's schemas")
         return base_id
-    with duckdb.connect() as connection:
+    with duckdb.connect(config={"memory_limit": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "3GB")}) as connection:
         for table in needed_base:
             _register(connection, f"base_{table}", base_valid[table])
         for table, view in (("models", "sub_models"), ("responses", "sub_responses"), ("judge_labels", "sub_labels")):
@@ -260,13 +262,21 @@ def derived_release_id(base_id: str, submission_dir: Path) -> str:
 
 
 def _concatenate(sources: list[Path], table: str, out: Path) -> int:
-    """Stream the rows of each source file, in order, into one Parquet file of the contract's schema."""
+    """Stream the rows of each source file, in order, into one Parquet file of the contract's schema.
+
+    The id columns travel dictionary-encoded (ids repeat: about twice as fast as decoding
+    every string); the file holds plain Parquet strings and no Arrow schema, so it reads back
+    with exactly the contract's types."""
     schema = contract.SCHEMAS[table]
+    ids = [f.name for f in schema if f.type.equals(pa.string()) and f.name.endswith("_id")]
+    encoded = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.name in ids else f for f in schema])
     rows = 0
-    with pq.ParquetWriter(out, schema, compression=COMPRESSION) as writer:
+    with pq.ParquetWriter(out, encoded, compression=COMPRESSION, store_schema=False) as writer:
         for source in sources:
-            for batch in pq.ParquetFile(source).iter_batches(batch_size=BATCH_ROWS, columns=schema.names):
-                writer.write_batch(batch.select(schema.names).cast(schema))
+            reader = pq.ParquetFile(source, read_dictionary=ids)
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS, columns=schema.names):
+                columns = [batch.column(name).cast(encoded.field(name).type) for name in encoded.names]
+                writer.write_batch(pa.RecordBatch.from_arrays(columns, schema=encoded))
                 rows += batch.num_rows
     return rows
 
