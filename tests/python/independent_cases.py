@@ -103,8 +103,10 @@ def cases(release: Path) -> dict[tuple[str, str], Case]:
             n_turns=int(turns[task_id]),
             reply_length=len(content) if content is not None else 0,
             score=float((group["weight"] * group["met"]).sum()) / float(group["weight"].sum()),
-            missed=sorted(((str(c), int(w)) for c, w in zip(missed["criterion_id"], missed["weight"])),
-                          key=lambda cw: (-cw[1], cw[0])),
+            missed=sorted(
+                ((str(c), int(w)) for c, w in zip(missed["criterion_id"], missed["weight"], strict=True)),
+                key=lambda cw: (-cw[1], cw[0]),
+            ),
             is_recognized_not_routed=recognized and len(routing) > 0 and not bool(routing["met"].any()),
             has_missed_harm_avoidance=bool((missed["dimension"] == "harm_avoidance").any()),
             is_empty_reply=bool(group["empty"].iloc[0]),

@@ -9,10 +9,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
+from case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
 from distressbench.build import build_release
 from distressbench.synth import SynthConfig, write_release
-from case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
 from independent_cases import cases, criterion_pass_rates
 
 TOLERANCE = 1e-9
@@ -56,7 +55,9 @@ def _assert_matches(connection: duckdb.DuckDBPyConnection, release: Path) -> Non
 
     # the mart's flag is the one recognized_not_routed counts
     (pooled,) = connection.execute("select n_not_routed from marts.recognized_not_routed where is_pooled").fetchone()
-    (flagged,) = connection.execute("select count(*) from marts.cases where is_ranked and is_recognized_not_routed").fetchone()
+    (flagged,) = connection.execute(
+        "select count(*) from marts.cases where is_ranked and is_recognized_not_routed"
+    ).fetchone()
     assert pooled == flagged
 
     turns = pd.read_parquet(release / "turns.parquet")

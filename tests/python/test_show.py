@@ -8,10 +8,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
+from case_fixture import ANSI, BIDI, SCRIPT, WIDE, case_warehouse  # noqa: F401  (fixture)
 from distressbench import cli
 from distressbench.show import display_width, one_line, printable, wrap
-from case_fixture import ANSI, BIDI, SCRIPT, WIDE, case_warehouse  # noqa: F401  (fixture)
 from release_factory import CLINICIAN_ID, MODEL_IDS, TASK_IDS
 
 WIDTH = 80
@@ -65,7 +64,8 @@ def test_show_prints_a_reply_and_its_rubric_from_the_marts(
     for (turn_text,) in turns:  # every turn whole (wrapping only moves white space)
         assert _words(printable(turn_text)) in flat
     assert _words(printable(text)) in flat or text == ""
-    printed = re.findall(r"^(\S.*) · (\w+) · weight (\d+) · votes (\d+) met of (\d+) labels · (MET|NOT MET)$", out, re.M)
+    line = r"^(\S.*) · (\w+) · weight (\d+) · votes (\d+) met of (\d+) labels · (MET|NOT MET)$"
+    printed = re.findall(line, out, re.M)
     assert sorted(printed) == sorted(
         (one_line(c), d, str(w), str(m), str(n), "MET" if met else "NOT MET") for c, d, w, m, n, met, _ in verdicts
     )
@@ -108,12 +108,15 @@ def test_show_without_a_model_lists_every_cell_score_sorted(
         rubric = connection.execute(
             "select criterion_id, n_models_met, n_models from marts.criterion_pass_rates where task_id = ?", [task_id]
         ).fetchall()
-        (n_tasks,) = connection.execute("select count(*) from marts.cell_scores where task_id = ?", [task_id]).fetchone()
-    assert n_tasks == len(expected) == len(MODEL_IDS) + 1
+        (n_cells,) = connection.execute(
+            "select count(*) from marts.cell_scores where task_id = ?", [task_id]
+        ).fetchone()
+    assert n_cells == len(expected) == len(MODEL_IDS) + 1
     listed = re.findall(r"^\s*(\d\.\d{3})\s+\d+ of \d+\s+(.+?)( \(clinician reference, not ranked\))?$", out, re.M)
     assert [(m, float(s)) for s, m, _ in listed] == [(one_line(m), round(s, 3)) for m, s in expected]
     assert [m for _, m, ref in listed if ref] == [CLINICIAN_ID]
-    printed = re.findall(r"^(\S.*) · \w+ · weight \d+ · met by (\d+) of (\d+) models · reference: (?:met|not met)$", out, re.M)
+    line = r"^(\S.*) · \w+ · weight \d+ · met by (\d+) of (\d+) models · reference: (?:met|not met)$"
+    printed = re.findall(line, out, re.M)
     assert sorted(printed) == sorted((one_line(c), str(m), str(n)) for c, m, n in rubric)
 
 
