@@ -203,7 +203,8 @@ def _example_html(example: Example, ident: str, *, is_open: bool = False) -> str
         else f'<div class="case-text reply">{_text(example.response_text)}</div>'
     )
     return (
-        f'<details class="case" id="{ident}"{" open" if is_open else ""}>'
+        f'<details class="case" id="{ident}" data-model-id="{esc(example.model_id)}" '
+        f'data-task-id="{esc(example.task_id)}"{" open" if is_open else ""}>'
         f"<summary>{esc(example.note)}: <code>{_id(example.model_id)}</code>{name} "
         f"on task <code>{_id(example.task_id)}</code> · {_id(example.subcategory)}, {_id(example.turn_type)}-turn · "
         f"cell score {_pct(example.score)}</summary>"
