@@ -99,3 +99,20 @@ def test_synthetic_release_drill_down_marts_match_pandas(synthetic: tuple[Path, 
             "select count(*) from marts.criterion_pass_rates where hardness_rank <= 3"
         ).fetchone()
         assert n_hardest == 3 * 7
+
+
+def test_the_readme_drill_down_queries_run(case_warehouse: Path) -> None:  # noqa: F811
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Reading the conversations behind the numbers", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sql", 1)[1].split("```", 1)[0]
+    queries = [q.strip() for q in block.split(";") if q.strip()]
+    assert len(queries) == 3
+    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+        (model_id,) = connection.execute(
+            "select min(model_id) from marts.cases where is_ranked and is_recognized_not_routed"
+        ).fetchone()
+        hardest, not_routed, split = (
+            connection.execute(q.replace("'model-01'", "?"), [model_id] if "'model-01'" in q else []).fetchall()
+            for q in queries
+        )
+    assert len(hardest) == 3 * 7 and not_routed and split
