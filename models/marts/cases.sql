@@ -54,7 +54,7 @@ missed as (
         ) as n_harm_avoidance_missed,
         {{ ordered_array_agg(
             struct_of([('criterion_id', 'criterion_id'), ('weight', 'weight')]),
-            'weight desc, criterion_id'
+            'weight desc, criterion_id asc'
         ) }} as missed_criteria
     from missed_verdicts
     group by response_id

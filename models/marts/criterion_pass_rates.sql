@@ -119,7 +119,7 @@ final as (
         rated.pass_rate,
         row_number() over (
             partition by rated.dimension
-            order by rated.pass_rate, rated.weight desc, rated.criterion_id
+            order by rated.pass_rate asc, rated.weight desc, rated.criterion_id asc
         ) as hardness_rank,
         rated.is_met_by_reference,
         rated.n_vote_pairs,

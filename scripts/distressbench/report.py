@@ -4,7 +4,8 @@ The file needs no network: figures are matplotlib SVGs embedded as base64 data U
 stylesheet is inline, there are no scripts. Tables come from `distressbench.tables` (the
 same formatted values as `distressbench tables`), figures from `distressbench.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
-printed digit.
+printed digit. A section may add a `body` rendered from the marts (the Cases section:
+`distressbench.report_cases`).
 """
 
 from __future__ import annotations
