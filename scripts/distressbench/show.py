@@ -244,7 +244,7 @@ def _safe_for(stream: TextIO, text: str) -> str:
 
 
 def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: TextIO | None = None) -> int:
-    """The `distressbench show` command: 0 printed, 1 unknown task or model, 2 no warehouse."""
+    """The `distressbench show` command: 0 printed, 1 unknown task or model, 2 no (readable) warehouse."""
     out = out or sys.stdout
     try:
         with connect_read_only(warehouse) as connection:
@@ -255,5 +255,10 @@ def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: Tex
     except UnknownId as error:
         print(_safe_for(sys.stderr, f"show: {error}"), file=sys.stderr)
         return 1
+    except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(_safe_for(sys.stderr, f"show: cannot read the drill-down marts of {warehouse}: {first_line}"),
+              file=sys.stderr)
+        return 2
     out.write(_safe_for(out, text))
     return 0
