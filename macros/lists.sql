@@ -1,5 +1,6 @@
 {#- Lists of structs, for marts that carry a short ordered list in a column (e.g. the criteria a
-    reply missed). Engine-specific syntax goes through adapter.dispatch. -#}
+    reply missed). The syntax differs between engines, so each goes through adapter.dispatch:
+    the default is DuckDB's; another engine adds its own `<adapter>__` version here. -#}
 
 {% macro struct_of(fields) -%}
     {#- A struct from (name, expression) pairs. -#}
@@ -7,10 +8,6 @@
 {%- endmacro %}
 
 {% macro default__struct_of(fields) -%}
-    named_struct({% for name, expression in fields %}'{{ name }}', {{ expression }}{{ ', ' if not loop.last }}{% endfor %})
-{%- endmacro %}
-
-{% macro duckdb__struct_of(fields) -%}
     struct_pack({% for name, expression in fields %}{{ name }} := {{ expression }}{{ ', ' if not loop.last }}{% endfor %})
 {%- endmacro %}
 
@@ -29,9 +26,5 @@
 {%- endmacro %}
 
 {% macro default__empty_array(data_type) -%}
-    cast(array() as array<{{ data_type }}>)
-{%- endmacro %}
-
-{% macro duckdb__empty_array(data_type) -%}
     cast([] as {{ data_type }}[])
 {%- endmacro %}
