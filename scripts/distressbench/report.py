@@ -4,7 +4,8 @@ The file needs no network: figures are matplotlib SVGs embedded as base64 data U
 stylesheet is inline, there are no scripts. Tables come from `distressbench.tables` (the
 same formatted values as `distressbench tables`), figures from `distressbench.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
-printed digit.
+printed digit. A section may add a `body` rendered from the marts (the Cases section:
+`distressbench.report_cases`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import duckdb
 
 from distressbench import figures
+from distressbench.report_cases import cases_section
 from distressbench.tables import Table, html_id, load_tables, to_html
 from distressbench.warehouse import connect_read_only
 
@@ -49,6 +51,7 @@ class Section:
     intro: str
     figures: tuple[FigureSpec, ...]
     tables: tuple[str, ...]
+    body: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # more content, read from the marts
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -102,6 +105,7 @@ SECTIONS: tuple[Section, ...] = (
                     "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension."),),
         ("T7",),
     ),
+    Section("cases", "Cases", "", (), (), body=cases_section),
     Section("corpus", "Corpus", "", (), ("T1",)),
     Section("annex", "Red-team annex", "", (), ("A1",)),
 )
@@ -142,6 +146,15 @@ table.paper-table tr.row-best td, table.paper-table tr.row-median td, table.pape
 table.paper-table tr.row-all td { background: var(--band); font-weight: 600; }
 table.paper-table tr.row-reference td { font-style: italic; }
 table.paper-table td.empty { text-align: center; color: var(--muted); }
+details.case { border: 1px solid var(--rule); border-radius: 4px; margin: 8px 0; padding: 4px 10px; }
+details.case summary { cursor: pointer; }
+details.case h4 { margin: 12px 0 4px; font-size: 0.95rem; }
+.case-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+table.paper-table.rubric td.case-text { white-space: pre-wrap; }
+table.paper-table.rubric tr.unmet td { color: #8a2f2b; }
+table.paper-table.rubric tr.focus td { background: var(--band); font-weight: 600; }
+ol.turns { padding-left: 20px; margin: 0; }
+ol.turns .role { color: var(--muted); font-size: 0.85rem; }
 footer { margin-top: 40px; color: var(--muted); font-size: 0.85rem; }
 @media (max-width: 700px) { nav ol { columns: 1; } body { font-size: 14px; } }
 """
@@ -212,8 +225,10 @@ def render_header(info: ReleaseInfo, warehouse: Path) -> str:
     )
 
 
-def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> str:
-    """The whole HTML document."""
+def render_report(
+    tables: list[Table], info: ReleaseInfo, warehouse: Path, bodies: dict[str, str] | None = None
+) -> str:
+    """The whole HTML document; `bodies` holds the rendered `body` of the sections that have one."""
     esc = html.escape
     by_key = {t.spec.key: t for t in tables}
     body: list[str] = [render_header(info, warehouse)]
@@ -235,6 +250,7 @@ def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> st
             )
         for key in section.tables:
             parts.append(to_html(by_key[key]))
+        parts.append((bodies or {}).get(section.id, ""))
         parts.append("</section>")
         body.append("".join(parts))
     body.append(
@@ -256,7 +272,8 @@ def write_report(warehouse: Path, out: Path) -> Path:
     with connect_read_only(warehouse) as connection:
         tables = load_tables(connection)
         info = release_info(connection, warehouse)
-    document = render_report(tables, info, warehouse)
+        bodies = {s.id: s.body(connection) for s in SECTIONS if s.body is not None}
+    document = render_report(tables, info, warehouse, bodies)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(document, encoding="utf-8")
