@@ -42,6 +42,12 @@ ranked as (
             when models.is_ranked
                 then rank() over (partition by models.is_ranked order by scored.score desc)
         end as rank,
+        -- the one ranking order (score, then model_id) that the bootstrap's pairs, the tie
+        -- groups and the tables follow
+        case
+            when models.is_ranked
+                then row_number() over (partition by models.is_ranked order by scored.score desc, models.model_id asc)
+        end as ranking_position,
     from models
     inner join scored
         on models.model_id = scored.model_id
@@ -63,7 +69,7 @@ tie_groups as (
         ranked.model_id,
         1 + coalesce(
             sum(case when pair_differences.is_separated then 1 else 0 end) over (
-                order by ranked.score desc, ranked.model_id asc
+                order by ranked.ranking_position
                 rows between unbounded preceding and current row
             ),
             0
@@ -86,6 +92,7 @@ final as (
         intervals.ci_low,
         intervals.ci_high,
         ranked.rank,
+        ranked.ranking_position,
         tie_groups.tie_group,
     from ranked
     left join intervals
