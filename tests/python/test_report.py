@@ -130,7 +130,7 @@ def test_release_info_falls_back_when_metadata_is_missing(paper_warehouse: Path,
     with duckdb.connect(str(copy)) as connection:
         connection.execute("drop schema meta cascade")
         connection.execute(
-            "create or replace view staging.stg_release__manifest as "
+            "create or replace table reporting.rpt_release as "
             "select 'another-release' as release_id, false as is_synthetic, '2020-01-01' as created_at"
         )
     with duckdb.connect(str(copy), read_only=True) as connection:
@@ -142,7 +142,7 @@ def test_release_info_falls_back_when_metadata_is_missing(paper_warehouse: Path,
     assert "<dt>Synthetic</dt><dd>unknown</dd>" in header and "(warehouse file last modified)" in header
     assert "is unknown" in header
     with duckdb.connect(str(copy)) as connection:
-        connection.execute("drop view staging.stg_release__manifest")
+        connection.execute("drop table reporting.rpt_release")
     with duckdb.connect(str(copy), read_only=True) as connection:
         assert release_info(connection, copy).synthetic == "unknown"
 
