@@ -1,16 +1,12 @@
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 cells as (
     select * from {{ ref('int_cells_scored') }}
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         cells.model_id,
         cells.task_id,
         cells.response_id,
@@ -23,7 +19,6 @@ final as (
         cells.weight_met,
         cells.score,
     from cells
-    cross join release
 )
 
 select * from final

@@ -1,10 +1,6 @@
 {#- The paper's corpus table in long form: one row per (section, item, statistic). -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 tasks as (
     select * from {{ ref('stg_release__tasks') }}
 ),
@@ -179,13 +175,12 @@ unioned as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         unioned.section,
         unioned.item,
         unioned.statistic,
         unioned.value,
     from unioned
-    cross join release
 )
 
 select * from final

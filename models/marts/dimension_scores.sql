@@ -2,10 +2,6 @@
     weighted fraction met within d. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 models as (
     select * from {{ ref('stg_release__models') }}
 ),
@@ -30,7 +26,7 @@ scored as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         scored.model_id,
         models.kind,
         scored.dimension,
@@ -42,7 +38,6 @@ final as (
         on scored.model_id = models.model_id
     inner join dimensions
         on scored.dimension = dimensions.dimension_id
-    cross join release
 )
 
 select * from final

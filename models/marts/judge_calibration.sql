@@ -2,10 +2,6 @@
     pairs, per dimension and overall ('all'); 'met' is the positive class. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 dimensions as (
     select * from {{ ref('dimensions') }}
 ),
@@ -83,7 +79,7 @@ chance as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         chance.dimension,
         chance.display_order,
         chance.n,
@@ -99,7 +95,6 @@ final as (
         chance.tp / nullif(chance.tp + chance.fn, 0) as recall,
         2 * chance.tp / nullif(2 * chance.tp + chance.fp + chance.fn, 0) as f1,
     from chance
-    cross join release
 )
 
 select * from final

@@ -2,10 +2,6 @@
     its interval excludes 0 (if not, the two cannot be told apart). -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 bootstrap as (
     select * from {{ ref('int_bootstrap_resampled') }}
 ),
@@ -23,7 +19,7 @@ pairs as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         pairs.model_id,
         pairs.next_model_id,
         pairs.difference,
@@ -31,7 +27,6 @@ final as (
         pairs.ci_high,
         pairs.ci_low > 0 or pairs.ci_high < 0 as is_separated,
     from pairs
-    cross join release
 )
 
 select * from final

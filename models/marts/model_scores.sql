@@ -1,10 +1,6 @@
 {#- model score = mean of the model's cell scores over all tasks; rank among kind 'model'. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 models as (
     select * from {{ ref('stg_release__models') }}
 ),
@@ -82,7 +78,7 @@ tie_groups as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         ranked.model_id,
         ranked.display_name,
         ranked.provider,
@@ -99,7 +95,6 @@ final as (
         on ranked.model_id = intervals.model_id
     left join tie_groups
         on ranked.model_id = tie_groups.model_id
-    cross join release
 )
 
 select * from final

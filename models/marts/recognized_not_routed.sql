@@ -2,10 +2,6 @@
     are recognized and whose task has a routing criterion; pooled over models of kind 'model'. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 cells as (
     select * from {{ ref('int_cells_triaged') }}
 ),
@@ -40,7 +36,7 @@ unioned as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         unioned.model_id,
         unioned.kind,
         unioned.is_pooled,
@@ -48,7 +44,6 @@ final as (
         unioned.n_not_routed,
         unioned.n_not_routed / nullif(unioned.n_recognized, 0) as rate,
     from unioned
-    cross join release
 )
 
 select * from final

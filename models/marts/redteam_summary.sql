@@ -1,10 +1,6 @@
 {#- One row per red-team transcript of the annex: its length and who speaks. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 transcripts as (
     select * from {{ ref('stg_release__redteam_transcripts') }}
 ),
@@ -23,10 +19,9 @@ summarised as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         summarised.*,
     from summarised
-    cross join release
 )
 
 select * from final
