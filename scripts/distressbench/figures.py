@@ -35,7 +35,6 @@ STYLE = {
 }
 MODEL = "#2f6690"
 REFERENCE = "#c0504d"
-SUMMARY = "#7f7f7f"
 LIGHT = "#b9d3e6"
 TIE_SHADES = ("#eef3f8", "#ffffff")
 HEATMAP = "YlGnBu"
