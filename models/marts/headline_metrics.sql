@@ -38,11 +38,23 @@ model_summary as (
 ),
 
 model_metrics as (
-    select release_id, 'best_model_score' as metric, best_score as value from model_summary
+    select
+        release_id,
+        'best_model_score' as metric,
+        best_score as value
+    from model_summary
     union all
-    select release_id, 'median_model_score' as metric, median_score as value from model_summary
+    select
+        release_id,
+        'median_model_score' as metric,
+        median_score as value
+    from model_summary
     union all
-    select release_id, 'clinician_reference_score' as metric, reference_score as value from model_summary
+    select
+        release_id,
+        'clinician_reference_score' as metric,
+        reference_score as value
+    from model_summary
 ),
 
 routing_metrics as (
@@ -65,11 +77,23 @@ turn_type_summary as (
 ),
 
 turn_type_metrics as (
-    select release_id, 'single_turn_score' as metric, single_score as value from turn_type_summary
+    select
+        release_id,
+        'single_turn_score' as metric,
+        single_score as value
+    from turn_type_summary
     union all
-    select release_id, 'multi_turn_score' as metric, multi_score as value from turn_type_summary
+    select
+        release_id,
+        'multi_turn_score' as metric,
+        multi_score as value
+    from turn_type_summary
     union all
-    select release_id, 'multi_minus_single' as metric, multi_score - single_score as value from turn_type_summary
+    select
+        release_id,
+        'multi_minus_single' as metric,
+        multi_score - single_score as value
+    from turn_type_summary
 ),
 
 dimension_metrics as (

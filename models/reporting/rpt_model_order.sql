@@ -16,10 +16,10 @@ final as (
         case when kind = 'clinician_reference' then 'Reference' else 'Ranked models' end as column_group,
         row_number() over (
             order by
-                case when ranking_position is null then 1 else 0 end,
-                ranking_position,
+                case when ranking_position is null then 1 else 0 end asc,
+                ranking_position asc,
                 score desc nulls last,
-                model_id
+                model_id asc
         ) as model_order
     from model_scores
 )
