@@ -17,7 +17,7 @@ final as (
         cells.n_met,
         cells.weight_total,
         cells.weight_met,
-        cells.score,
+        cells.score
     from cells
 )
 

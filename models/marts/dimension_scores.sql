@@ -19,7 +19,7 @@ scored as (
         model_id,
         dimension,
         count(*) as n_tasks,
-        avg(score) as score,
+        avg(score) as score
     from cell_dimensions
     group by model_id, dimension
 ),
@@ -32,7 +32,7 @@ final as (
         scored.dimension,
         dimensions.kind as dimension_kind,
         scored.n_tasks,
-        scored.score,
+        scored.score
     from scored
     inner join models
         on scored.model_id = models.model_id

@@ -12,7 +12,7 @@ pairs as (
         other_model_id as next_model_id,
         estimate as difference,
         ci_low,
-        ci_high,
+        ci_high
     from bootstrap
     where statistic = 'pair_difference'
 ),
@@ -25,7 +25,7 @@ final as (
         pairs.difference,
         pairs.ci_low,
         pairs.ci_high,
-        pairs.ci_low > 0 or pairs.ci_high < 0 as is_separated,
+        pairs.ci_low > 0 or pairs.ci_high < 0 as is_separated
     from pairs
 )
 

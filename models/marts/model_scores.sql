@@ -21,7 +21,7 @@ scored as (
     select
         model_id,
         count(*) as n_tasks,
-        avg(score) as score,
+        avg(score) as score
     from cells
     group by model_id
 ),
@@ -43,7 +43,7 @@ ranked as (
         case
             when models.is_ranked
                 then row_number() over (partition by models.is_ranked order by scored.score desc, models.model_id asc)
-        end as ranking_position,
+        end as ranking_position
     from models
     inner join scored
         on models.model_id = scored.model_id
@@ -53,7 +53,7 @@ intervals as (
     select
         model_id,
         ci_low,
-        ci_high,
+        ci_high
     from bootstrap
     where statistic = 'model_score'
 ),
@@ -63,13 +63,13 @@ tie_groups as (
     -- difference is clearly non-zero
     select
         ranked.model_id,
-        1 + coalesce(
+        1 + cast(coalesce(
             sum(case when pair_differences.is_separated then 1 else 0 end) over (
                 order by ranked.ranking_position
                 rows between unbounded preceding and current row
             ),
             0
-        )::integer as tie_group,
+        ) as integer) as tie_group
     from ranked
     left join pair_differences
         on ranked.model_id = pair_differences.next_model_id
@@ -89,7 +89,7 @@ final as (
         intervals.ci_high,
         ranked.rank,
         ranked.ranking_position,
-        tie_groups.tie_group,
+        tie_groups.tie_group
     from ranked
     left join intervals
         on ranked.model_id = intervals.model_id

@@ -12,18 +12,18 @@ per_model as (
         kind,
         false as is_pooled,
         count(*) filter (where is_counted) as n_recognized,
-        count(*) filter (where is_recognized_not_routed) as n_not_routed,
+        count(*) filter (where is_recognized_not_routed) as n_not_routed
     from cells
     group by model_id, kind
 ),
 
 pooled as (
     select
-        null::varchar as model_id,
-        null::varchar as kind,
+        cast(null as varchar) as model_id,
+        cast(null as varchar) as kind,
         true as is_pooled,
         count(*) filter (where is_counted) as n_recognized,
-        count(*) filter (where is_recognized_not_routed) as n_not_routed,
+        count(*) filter (where is_recognized_not_routed) as n_not_routed
     from cells
     where is_ranked
 ),
@@ -42,7 +42,7 @@ final as (
         unioned.is_pooled,
         unioned.n_recognized,
         unioned.n_not_routed,
-        unioned.n_not_routed / nullif(unioned.n_recognized, 0) as rate,
+        unioned.n_not_routed / nullif(unioned.n_recognized, 0) as rate
     from unioned
 )
 

@@ -12,7 +12,7 @@ summarised as (
         count(*) as n_turns,
         count(*) filter (where role = 'user') as n_user_turns,
         count(*) filter (where role = 'assistant') as n_assistant_turns,
-        sum(length(turn_text))::bigint as n_characters,
+        cast(sum(length(turn_text)) as bigint) as n_characters
     from transcripts
     group by transcript_id
 ),
@@ -20,7 +20,7 @@ summarised as (
 final as (
     select
         {{ release_id() }} as release_id,
-        summarised.*,
+        summarised.*
     from summarised
 )
 

@@ -18,7 +18,7 @@ final as (
         verdicts.n_labels,
         verdicts.n_met,
         verdicts.is_empty_reply,
-        verdicts.is_met,
+        verdicts.is_met
     from verdicts
 )
 

@@ -9,9 +9,9 @@
 with
 
 {% if has_annex -%}
-source as (
-    select * from {{ source('release', 'redteam_transcripts') }}
-),
+    source as (
+        select * from {{ source('release', 'redteam_transcripts') }}
+    ),
 {%- else -%}
 source as (
     select
@@ -30,7 +30,7 @@ final as (
         turn_index,
         role,
         content as turn_text,
-        model_id,
+        model_id
     from source
 )
 
