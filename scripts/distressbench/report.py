@@ -226,7 +226,8 @@ def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> st
             parts.append(
                 f'<figure id="{spec.id}"><img src="{uri}" alt="{esc(alt)}">'
                 f"<figcaption><strong>Figure {figure_number}.</strong> {esc(spec.caption)} "
-                f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.</figcaption></figure>'
+                f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.'
+                "</figcaption></figure>"
             )
         for key in section.tables:
             parts.append(to_html(by_key[key]))

@@ -648,7 +648,9 @@ def _redteam_table(config: SynthConfig) -> pa.Table:
     is_user = turn % 2 == 0
     pool = _Pool({"user": text.REDTEAM_USER_LINES, "assistant": text.REDTEAM_ASSISTANT_LINES})
     start = rng.integers(0, 1 << 30, size=(n, 2))[transcript]
-    main = np.where(is_user, pool.index("user", start[:, 0] + turn // 2), pool.index("assistant", start[:, 1] + turn // 2))
+    main = np.where(
+        is_user, pool.index("user", start[:, 0] + turn // 2), pool.index("assistant", start[:, 1] + turn // 2)
+    )
     named = rng.random(n) >= 0.25
     model = rng.integers(0, config.n_models, size=n)
     model_ids = pa.array(_model_ids(config)[:-1], pa.string()).take(

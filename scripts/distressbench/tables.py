@@ -193,7 +193,7 @@ class Table:
         return [row[i] for row in self.rows]
 
     def records(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.fields, row)) for row in self.rows]
+        return [dict(zip(self.fields, row, strict=False)) for row in self.rows]
 
     def sections(self) -> list[str]:
         """Which block each row belongs to (renderers draw a rule between blocks)."""
@@ -597,7 +597,9 @@ def to_html(table: Table) -> str:
         out.append(f"<tr>{cells}</tr>")
     out.append(
         "<tr>"
-        + "".join(f'<th class="{"num" if c.numeric else "txt"}" scope="col">{esc(c.header)}</th>' for c in table.columns)
+        + "".join(
+            f'<th class="{"num" if c.numeric else "txt"}" scope="col">{esc(c.header)}</th>' for c in table.columns
+        )
         + "</tr>"
     )
     out.append("</thead><tbody>")
@@ -609,7 +611,8 @@ def to_html(table: Table) -> str:
             classes.append("block-start")
         attr = f' class="{" ".join(classes)}"' if classes else ""
         cells = "".join(
-            f'<td class="{"num" if c.numeric else "txt"}">{esc(v)}</td>' for c, v in zip(table.columns, row)
+            f'<td class="{"num" if c.numeric else "txt"}">{esc(v)}</td>'
+            for c, v in zip(table.columns, row, strict=False)
         )
         out.append(f"<tr{attr}>{cells}</tr>")
     if not table.rows:
