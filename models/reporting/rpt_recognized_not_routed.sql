@@ -10,16 +10,23 @@ headline_metrics as (
     select * from {{ ref('headline_metrics') }}
 ),
 
+registry as (
+    select * from {{ ref('headline_metric_registry') }}
+),
+
 model_order as (
     select * from {{ ref('rpt_model_order') }}
 ),
 
 pooled_interval as (
+    -- the headline metric that is this mart's pooled row, as the registry says
     select
-        ci_low,
-        ci_high
+        headline_metrics.ci_low,
+        headline_metrics.ci_high
     from headline_metrics
-    where metric = 'recognized_not_routed_rate'
+    inner join registry
+        on headline_metrics.metric = registry.metric
+    where registry.pooled_row_of = 'recognized_not_routed'
 ),
 
 joined as (

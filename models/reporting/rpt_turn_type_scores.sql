@@ -10,24 +10,40 @@ headline_metrics as (
     select * from {{ ref('headline_metrics') }}
 ),
 
+registry as (
+    select * from {{ ref('headline_metric_registry') }}
+),
+
 model_order as (
     select * from {{ ref('rpt_model_order') }}
+),
+
+pooled_intervals as (
+    -- the headline metrics that are this mart's pooled rows, one per turn type, as the registry says
+    select
+        registry.pooled_row_group as turn_type,
+        headline_metrics.ci_low,
+        headline_metrics.ci_high
+    from headline_metrics
+    inner join registry
+        on headline_metrics.metric = registry.metric
+    where registry.pooled_row_of = 'turn_type_scores'
 ),
 
 single_interval as (
     select
         ci_low,
         ci_high
-    from headline_metrics
-    where metric = 'single_turn_score'
+    from pooled_intervals
+    where turn_type = 'single'
 ),
 
 multi_interval as (
     select
         ci_low,
         ci_high
-    from headline_metrics
-    where metric = 'multi_turn_score'
+    from pooled_intervals
+    where turn_type = 'multi'
 ),
 
 side_by_side as (
