@@ -174,13 +174,8 @@ def release_info(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> Rele
         raise ValueError(f"marts.headline_metrics holds {len(ids)} release ids, expected 1: {ids[:3]}")
     release_id = str(ids[0])
     synthetic, created_at = UNKNOWN, UNKNOWN
-    if _relation_exists(connection, "staging", "stg_release__manifest"):
-        try:  # a view over the release folder's manifest.json: it may have moved or changed
-            rows = connection.execute(
-                "select release_id, is_synthetic, created_at from staging.stg_release__manifest"
-            ).fetchall()
-        except duckdb.Error:
-            rows = []
+    if _relation_exists(connection, "reporting", "rpt_release"):  # the manifest, copied at build time
+        rows = connection.execute("select release_id, is_synthetic, created_at from reporting.rpt_release").fetchall()
         if len(rows) == 1 and rows[0][0] == release_id:
             synthetic = UNKNOWN if rows[0][1] is None else ("yes" if rows[0][1] else "no")
             created_at = UNKNOWN if rows[0][2] is None else str(rows[0][2])
@@ -246,7 +241,8 @@ def render_report(
             parts.append(
                 f'<figure id="{spec.id}"><img src="{uri}" alt="{esc(alt)}">'
                 f"<figcaption><strong>Figure {figure_number}.</strong> {esc(spec.caption)} "
-                f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.</figcaption></figure>'
+                f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.'
+                "</figcaption></figure>"
             )
         for key in section.tables:
             parts.append(to_html(by_key[key]))
