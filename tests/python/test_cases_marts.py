@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+
 from case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
 from distressbench.build import build_release
 from distressbench.synth import SynthConfig, write_release

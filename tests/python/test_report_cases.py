@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from case_fixture import ANSI, IMAGE, SCRIPT, case_warehouse  # noqa: F401  (fixture)
 from distressbench import cli
 from distressbench.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from case_fixture import ANSI, BIDI, SCRIPT, WIDE, case_warehouse  # noqa: F401  (fixture)
 from distressbench import cli
 from distressbench.show import display_width, one_line, printable, wrap
