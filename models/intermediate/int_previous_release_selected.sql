@@ -2,10 +2,6 @@
     release's. No row when history holds no other release. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 history_releases as (
     select * from {{ ref('stg_history__releases') }}
 ),
@@ -18,8 +14,7 @@ other_releases as (
             order by history_releases.published_at desc nulls last, history_releases.release_id desc
         ) as recency
     from history_releases
-    cross join release
-    where history_releases.release_id <> release.release_id
+    where history_releases.release_id != {{ release_id() }}
 ),
 
 final as (

@@ -2,10 +2,6 @@
     value, previous value, difference; empty when there is no previous release. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 current_metrics as (
     select * from {{ ref('headline_metrics') }}
 ),
@@ -42,7 +38,7 @@ paired as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         previous_release.previous_release_id,
         paired.metric,
         paired.display_order,
@@ -55,7 +51,6 @@ final as (
         paired.previous_ci_high
     from paired
     cross join previous_release
-    cross join release
 )
 
 select * from final

@@ -2,10 +2,6 @@
     score, interval and rank in both; empty when there is no previous release. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 current_scores as (
     select * from {{ ref('model_scores') }}
 ),
@@ -65,7 +61,7 @@ classified as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         previous_release.previous_release_id,
         classified.model_id,
         classified.display_name,
@@ -85,7 +81,6 @@ final as (
         classified.previous_tie_group
     from classified
     cross join previous_release
-    cross join release
 )
 
 select * from final

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from distressbench.history import carry_forward, history_tables
 
 

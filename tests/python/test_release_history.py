@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from distressbench.build import build_release
 from distressbench.history import history_tables
 from distressbench.report import write_report

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+
 from distressbench import cli, contract
 from distressbench.gate import run_gate
 from distressbench.manifest import manifest_sha256, read_manifest
