@@ -41,6 +41,7 @@ from typing import Any
 import duckdb
 
 from distressbench import contract, paths
+from distressbench.history import carry_forward
 from distressbench.manifest import manifest_sha256, read_manifest
 
 KEEP_PREVIOUS_BUILDS = 1
@@ -357,6 +358,8 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         building = scratch / BUILDING_FILE
         database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
         stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
+        with _stage("history"):
+            carry_forward(layout.current_build(), building)
         with _stage("dbt build"):
             run_dbt(release_dir, building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
         record = {

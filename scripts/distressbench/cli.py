@@ -1,4 +1,4 @@
-"""The `distressbench` command: synth, gate, build, sql, tables, report, show, bench."""
+"""The `distressbench` command: synth, gate, build, submit, sql, tables, report, show."""
 
 from __future__ import annotations
 
@@ -40,6 +40,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
     release = Path(args.release_dir) if args.release_dir else None
     warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
     return build(release, warehouse, force=args.force)
+
+
+def _cmd_submit(args: argparse.Namespace) -> int:
+    from distressbench.submit import SubmissionRefused, submit
+
+    try:
+        done = submit(Path(args.base_release_dir), Path(args.submission_dir), Path(args.out), release_id=args.release)
+    except SubmissionRefused as error:
+        print(f"submit: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
+        return 1
+    print(f"wrote release {done.release_id} to {done.out_dir} ({done.seconds:.1f} s); build it with "
+          f"`distressbench build {done.out_dir}`")
+    return 0
 
 
 def _cmd_sql(args: argparse.Namespace) -> int:
@@ -97,6 +110,14 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--warehouse", help="default: DISTRESSBENCH_WAREHOUSE or warehouse/distressbench.duckdb")
     build.add_argument("--force", action="store_true", help="republish a release id with different content")
     build.set_defaults(func=_cmd_build)
+
+    submit = sub.add_parser("submit", help="add a submission's models to a release, as a new release folder")
+    submit.add_argument("base_release_dir")
+    submit.add_argument("submission_dir", help="models.parquet, responses.parquet, judge_labels.parquet "
+                        "[, calibration_labels.parquet]")
+    submit.add_argument("--out", required=True, help="the new release folder (must not exist)")
+    submit.add_argument("--release", help="the new release id (default: <base id>-plus-<8 hex of the submission>)")
+    submit.set_defaults(func=_cmd_submit)
 
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
     sql.add_argument("query")

@@ -4,7 +4,8 @@ The file needs no network: figures are matplotlib SVGs embedded as base64 data U
 stylesheet is inline, there are no scripts. Tables come from `distressbench.tables` (the
 same formatted values as `distressbench tables`), figures from `distressbench.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
-printed digit. A section may add a `body` rendered from the marts (the Cases section:
+printed digit. A section may add a `body` rendered from the warehouse and a `heading` read
+from it (the Changes section: `distressbench.report_changes`; the Cases section:
 `distressbench.report_cases`).
 """
 
@@ -21,6 +22,7 @@ import duckdb
 
 from distressbench import figures
 from distressbench.report_cases import cases_section
+from distressbench.report_changes import changes_section, changes_title
 from distressbench.tables import Table, html_id, load_tables, to_html
 from distressbench.warehouse import connect_read_only
 
@@ -52,6 +54,7 @@ class Section:
     figures: tuple[FigureSpec, ...]
     tables: tuple[str, ...]
     body: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # more content, read from the marts
+    heading: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # a title naming what the marts hold
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -105,6 +108,7 @@ SECTIONS: tuple[Section, ...] = (
                     "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension."),),
         ("T7",),
     ),
+    Section("changes", "Changes since the previous release", "", (), (), body=changes_section, heading=changes_title),
     Section("cases", "Cases", "", (), (), body=cases_section),
     Section("corpus", "Corpus", "", (), ("T1",)),
     Section("annex", "Red-team annex", "", (), ("A1",)),
@@ -221,17 +225,23 @@ def render_header(info: ReleaseInfo, warehouse: Path) -> str:
 
 
 def render_report(
-    tables: list[Table], info: ReleaseInfo, warehouse: Path, bodies: dict[str, str] | None = None
+    tables: list[Table],
+    info: ReleaseInfo,
+    warehouse: Path,
+    bodies: dict[str, str] | None = None,
+    headings: dict[str, str] | None = None,
 ) -> str:
-    """The whole HTML document; `bodies` holds the rendered `body` of the sections that have one."""
+    """The whole HTML document; `bodies` and `headings` hold the rendered `body` and `heading` of the
+    sections that have one."""
     esc = html.escape
     by_key = {t.spec.key: t for t in tables}
+    titles = {s.id: (headings or {}).get(s.id, s.title) for s in SECTIONS}
     body: list[str] = [render_header(info, warehouse)]
-    toc = "".join(f'<li><a href="#sec-{s.id}">{esc(s.title)}</a></li>' for s in SECTIONS)
+    toc = "".join(f'<li><a href="#sec-{s.id}">{esc(titles[s.id])}</a></li>' for s in SECTIONS)
     body.append(f'<nav aria-label="Contents"><strong>Contents</strong><ol>{toc}</ol></nav>')
     figure_number = 0
     for section in SECTIONS:
-        parts = [f'<section id="sec-{section.id}"><h2>{esc(section.title)}</h2>']
+        parts = [f'<section id="sec-{section.id}"><h2>{esc(titles[section.id])}</h2>']
         if section.intro:
             parts.append(f"<p>{esc(section.intro)}</p>")
         for spec in section.figures:
@@ -269,7 +279,8 @@ def write_report(warehouse: Path, out: Path) -> Path:
         tables = load_tables(connection)
         info = release_info(connection, warehouse)
         bodies = {s.id: s.body(connection) for s in SECTIONS if s.body is not None}
-    document = render_report(tables, info, warehouse, bodies)
+        headings = {s.id: s.heading(connection) for s in SECTIONS if s.heading is not None}
+    document = render_report(tables, info, warehouse, bodies, headings)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(document, encoding="utf-8")
