@@ -4,10 +4,10 @@ The published warehouse path is a symlink to one immutable, fully built database
 `<name>.builds/` (keyed by the full file name, so `w.duckdb` and `w.db` in one folder never
 share builds). A build works in the folder `<name>.builds/work-current/` (gate report,
 dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
-the audit) and only a rename of a fresh symlink over the published path publishes it, so analysts with the old file open keep reading it, new
-sessions see the new release, and a build that fails or is killed at any moment leaves the
-published warehouse exactly as it was. The next build (under the lock) clears what a
-failed or killed build left behind.
+the audit) and only a rename of a fresh symlink over the published path publishes it, so
+analysts with the old file open keep reading it, new sessions see the new release, and a
+build that fails or is killed at any moment leaves the published warehouse exactly as it was.
+The next build (under the lock) clears what a failed or killed build left behind.
 
 What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
@@ -42,6 +42,7 @@ from typing import Any
 import duckdb
 
 from distressbench import contract, paths
+from distressbench.history import carry_forward
 from distressbench.manifest import manifest_sha256, read_manifest
 
 KEEP_PREVIOUS_BUILDS = 1
@@ -49,7 +50,13 @@ WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for e
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
 # What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
-DBT_RELEASE_EXCLUDES = ("--exclude-resource-type", "unit_test", "--exclude", "tag:gate_guaranteed", "tag:implied_upstream")
+DBT_RELEASE_EXCLUDES = (
+    "--exclude-resource-type",
+    "unit_test",
+    "--exclude",
+    "tag:gate_guaranteed",
+    "tag:implied_upstream",
+)
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
@@ -165,7 +172,10 @@ def published_history(layout: WarehouseLayout) -> list[Record]:
     except duckdb.Error as error:
         _say(f"warning: cannot read the publication record of {current} ({error}); using {layout.log}")
         return read_log(layout)
-    history = [dict(zip(names, row)) | {"gate_report": json.loads(row[names.index("gate_report")])} for row in rows]
+    history = [
+        dict(zip(names, row, strict=False)) | {"gate_report": json.loads(row[names.index("gate_report")])}
+        for row in rows
+    ]
     if read_log(layout) != history:
         _write_log(layout, history)
     return history
@@ -227,7 +237,14 @@ def record_publication(database: Path, history: list[Record]) -> None:
         connection.executemany(
             "insert into meta.published_releases values (?, ?, ?, ?, ?, ?)",
             [
-                [r["release_id"], r["manifest_sha256"], r["published_at"], r["build_file"], r["release_dir"], json.dumps(r["gate_report"])]
+                [
+                    r["release_id"],
+                    r["manifest_sha256"],
+                    r["published_at"],
+                    r["build_file"],
+                    r["release_dir"],
+                    json.dumps(r["gate_report"]),
+                ]
                 for r in history
             ],
         )
@@ -262,7 +279,9 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
     if problems:
         raise StageFailed("audit", "; ".join(problems))
     with duckdb.connect(str(database), read_only=True) as connection:
-        (recorded,) = connection.execute("select last(release_id order by rowid) from meta.published_releases").fetchone()
+        (recorded,) = connection.execute(
+            "select last(release_id order by rowid) from meta.published_releases"
+        ).fetchone()
     if recorded != release_id:
         raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
 
@@ -274,7 +293,9 @@ def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
     if published.exists() and not published.is_symlink():
         for suffix in ("", ".wal"):
             if Path(f"{published}{suffix}").exists():
-                os.link(f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}")
+                os.link(
+                    f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}"
+                )
     link = scratch / "published.link"
     link.symlink_to(os.path.relpath(database, published.parent))
     os.replace(link, published)
@@ -352,6 +373,8 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         building = scratch / BUILDING_FILE
         database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
         stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
+        with _stage("history"):
+            carry_forward(layout.current_build(), building)
         with _stage("dbt build"):
             run_dbt(release_dir, building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
         record = {

@@ -1,4 +1,4 @@
-"""The `distressbench` command line.
+"""The `distressbench` command: synth, gate, build, submit, sql, tables, report, show.
 
 Every sub-command reports a problem as one line on stderr and an exit code (2: bad
 arguments or paths; 1: the work itself failed), never a traceback; set
@@ -63,6 +63,22 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return build(release, warehouse, force=args.force)
 
 
+def _cmd_submit(args: argparse.Namespace) -> int:
+    from distressbench.submit import SubmissionRefused, submit
+
+    for folder, whose in ((args.base_release_dir, "base release"), (args.submission_dir, "submission")):
+        if not Path(folder).is_dir():
+            raise UsageError(f"no such {whose} folder: {folder}")
+    try:
+        done = submit(Path(args.base_release_dir), Path(args.submission_dir), Path(args.out), release_id=args.release)
+    except SubmissionRefused as error:
+        print(f"submit: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
+        return 1
+    print(f"wrote release {done.release_id} to {done.out_dir} ({done.seconds:.1f} s); build it with "
+          f"`distressbench build {done.out_dir}`")
+    return 0
+
+
 def _cmd_sql(args: argparse.Namespace) -> int:
     from distressbench.warehouse import print_query
 
@@ -93,6 +109,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_show(args: argparse.Namespace) -> int:
+    from distressbench.show import show
+
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    return show(warehouse, args.task_id, args.model)
+
+
 def _parser() -> argparse.ArgumentParser:
     # The help lists the registered sub-commands (argparse generates it), so it names exactly
     # the commands that exist.
@@ -120,6 +143,14 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="republish a release id with different content")
     build.set_defaults(func=_cmd_build)
 
+    submit = sub.add_parser("submit", help="add a submission's models to a release, as a new release folder")
+    submit.add_argument("base_release_dir")
+    submit.add_argument("submission_dir", help="models.parquet, responses.parquet, judge_labels.parquet "
+                        "[, calibration_labels.parquet]")
+    submit.add_argument("--out", required=True, help="the new release folder (must not exist)")
+    submit.add_argument("--release", help="the new release id (default: <base id>-plus-<8 hex of the submission>)")
+    submit.set_defaults(func=_cmd_submit)
+
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
     sql.add_argument("query")
     sql.add_argument("--warehouse")
@@ -135,6 +166,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default="reports/distressbench-report.html")
     report.add_argument("--warehouse")
     report.set_defaults(func=_cmd_report)
+
+    show = sub.add_parser("show", help="print one conversation, a model's reply and the rubric with verdicts")
+    show.add_argument("task_id")
+    show.add_argument("--model", help="the model whose reply to show; default: every model's cell score")
+    show.add_argument("--warehouse")
+    show.set_defaults(func=_cmd_show)
     return parser
 
 

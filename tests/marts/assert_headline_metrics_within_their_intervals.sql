@@ -7,7 +7,7 @@ select
     metric,
     value,
     ci_low,
-    ci_high,
+    ci_high
 from {{ ref('headline_metrics') }}
 where value is not null
     and (

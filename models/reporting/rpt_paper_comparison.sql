@@ -1,0 +1,35 @@
+{#- Paper table P: every headline metric with its label and group from the registry, beside the
+    paper's value. -#}
+with
+
+headline_metrics as (
+    select * from {{ ref('headline_metrics') }}
+),
+
+registry as (
+    select * from {{ ref('headline_metric_registry') }}
+),
+
+final as (
+    select
+        headline_metrics.release_id,
+        coalesce(registry.metric_group, 'other') as row_group,
+        headline_metrics.metric,
+        coalesce(registry.label, headline_metrics.metric) as label,
+        headline_metrics.value,
+        headline_metrics.ci_low,
+        headline_metrics.ci_high,
+        headline_metrics.paper_value,
+        headline_metrics.difference_from_paper,
+        row_number() over (
+            order by
+                case when headline_metrics.display_order is null then 1 else 0 end,
+                headline_metrics.display_order,
+                headline_metrics.metric
+        ) as row_order
+    from headline_metrics
+    left join registry
+        on headline_metrics.metric = registry.metric
+)
+
+select * from final
