@@ -25,6 +25,49 @@ bootstrap as (
     select * from {{ ref('int_bootstrap_resampled') }}
 ),
 
+judge_calibration as (
+    select * from {{ ref('judge_calibration') }}
+),
+
+judge_agreement as (
+    select * from {{ ref('judge_agreement') }}
+),
+
+judge_metrics as (
+    select
+        release_id,
+        'judge_kappa' as metric,
+        kappa as value,
+        kappa_ci_low as ci_low,
+        kappa_ci_high as ci_high
+    from judge_calibration
+    where dimension = 'all'
+    union all
+    select
+        release_id,
+        'judge_alpha' as metric,
+        krippendorff_alpha as value,
+        cast(null as {{ type_double() }}) as ci_low,
+        cast(null as {{ type_double() }}) as ci_high
+    from judge_agreement
+    where dimension = 'all'
+),
+
+intervals as (
+    select
+        statistic,
+        ci_low,
+        ci_high
+    from bootstrap
+    where model_id is null
+    union all
+    select
+        metric as statistic,
+        ci_low,
+        ci_high
+    from judge_metrics
+),
+
 model_metrics as (
     unpivot (
         select
@@ -86,6 +129,12 @@ overall_metrics as (
     select * from routing_metrics
     union all
     select * from turn_type_metrics
+    union all
+    select
+        release_id,
+        metric,
+        value
+    from judge_metrics
 ),
 
 overall_ordered as (
@@ -99,6 +148,8 @@ overall_ordered as (
             when 'single_turn_score' then 5
             when 'multi_turn_score' then 6
             when 'multi_minus_single' then 7
+            when 'judge_kappa' then 8
+            when 'judge_alpha' then 9
         end as display_order,
     from overall_metrics
 ),
@@ -115,14 +166,13 @@ final as (
         unioned.metric,
         unioned.display_order,
         unioned.value,
-        bootstrap.ci_low,
-        bootstrap.ci_high,
+        intervals.ci_low,
+        intervals.ci_high,
         paper_values.paper_value,
         unioned.value - paper_values.paper_value as difference_from_paper,
     from unioned
-    left join bootstrap
-        on unioned.metric = bootstrap.statistic
-        and bootstrap.model_id is null
+    left join intervals
+        on unioned.metric = intervals.statistic
     left join paper_values
         on unioned.metric = paper_values.metric
 )
