@@ -4,7 +4,8 @@
     A subset's verdict on a pair is the contract's majority of its labels there (tie rule
     var('verdict_tie_rule'), an empty reply meets nothing); its coverage is the share of
     (reply, criterion of its task) pairs it labels. Only a subset that labels every pair
-    gets scores (cell score = weighted share met, model score = mean cell score) and ranks
+    gets scores (cell score = weighted share met, model score = mean cell score, summed
+    exactly so that equal cell scores give equal model scores) and ranks
     (among models of kind 'model', equal scores share a rank); the others get nulls.
     One row per subset x model, beside the published score and rank. -#}
 with
@@ -126,8 +127,8 @@ subset_cells as (
         subset_verdicts.sample_index,
         subset_verdicts.model_id,
         subset_verdicts.task_id,
-        cast(sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as {{ type_double() }})
-        / sum(subset_verdicts.weight) as score
+        sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as weight_met,
+        sum(subset_verdicts.weight) as weight_total
     from subset_verdicts
     inner join complete_subsets
         on
@@ -141,11 +142,17 @@ subset_cells as (
 ),
 
 subset_model_scores as (
+    -- the mean of the cell scores, summed exactly: each cell score on a 2^-40 grid as a
+    -- bigint, so that two models with the same cell scores get the same score bit for bit
+    -- (a float sum depends on the order of its terms); within 2^-41 of the exact mean
     select
         judge_id,
         sample_index,
         model_id,
-        avg(score) as score
+        cast(
+            sum(cast(round(cast(weight_met as {{ type_double() }}) * 1099511627776 / weight_total) as {{ dbt.type_bigint() }}))
+            as {{ type_double() }}
+        ) / count(*) / 1099511627776 as score
     from subset_cells
     group by judge_id, sample_index, model_id
 ),

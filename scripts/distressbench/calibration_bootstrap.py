@@ -145,7 +145,7 @@ def calibration_intervals(
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
         bounds = [np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD) for d in draws]
     frame = {"dimension": pd.Series(groups, dtype="str")}
-    for name, (low, high) in zip(("agreement", "kappa", "f1"), bounds):
+    for name, (low, high) in zip(("agreement", "kappa", "f1"), bounds, strict=True):
         frame[f"{name}_ci_low"] = low
         frame[f"{name}_ci_high"] = high
     return pd.DataFrame(frame)[list(OUTPUT_COLUMNS)]
