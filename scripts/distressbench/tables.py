@@ -105,6 +105,12 @@ def _interval(low: Any, high: Any) -> str:
     return f"[{count(low)}, {count(high)}]"
 
 
+def _ratio_ci(value: Any, low: Any, high: Any) -> str:
+    if low is None or high is None:
+        return ratio(value)
+    return f"{ratio(value)} [{ratio(low)}, {ratio(high)}]"
+
+
 def _statistic(value: Any, unit: Any) -> str:
     return f"{pct(value)}%" if unit == "share" and value is not None else count(value)
 
@@ -117,6 +123,7 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "pp": pp,
     "ratio": ratio,
     "interval": _interval,
+    "ratio_ci": _ratio_ci,
     "statistic": _statistic,
 }
 
@@ -238,6 +245,21 @@ order by kind = 'clinician_reference', score desc nulls last, model_id
 """
 
 _MODEL = Column("Model", "text", ("label",))
+
+# A dimension whose judge misses the calibration floor (marts.judge_calibration) is marked
+# wherever its scores are shown.
+FLOOR_MARK = "†"
+_FLOOR_MARKS = f"""
+floor_marks as (
+    select dimension, case when meets_calibration_floor then '' else ' {FLOOR_MARK}' end as marker
+    from marts.judge_calibration
+)
+"""
+_FLOOR_NOTE = (
+    f" {FLOOR_MARK}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
+    "below the floor, or too few calibrated pairs; table J1), so its scores rest on a judge not shown to be "
+    "trustworthy there."
+)
 
 T1 = TableSpec(
     key="T1",
@@ -365,6 +387,7 @@ T3 = TableSpec(
         "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
         "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
         "back. Best and median are over ranked models (the median of an even count is the mean of the middle two)."
+        + _FLOOR_NOTE
     ),
     sql=f"""
 with {_MODEL_ORDER},
@@ -387,10 +410,12 @@ order by row_order, pivot_key
     columns=(_MODEL,),
     pivot=Pivot(
         index=("release_id", "row_group", "model_id", "label"),
-        columns_sql="""
-select dimension_id, label, case when kind = 'withhold' then 'Withhold' else 'Act' end
-from reference.dimensions
-order by display_order
+        columns_sql=f"""
+with {_FLOOR_MARKS}
+select d.dimension_id, d.label || coalesce(f.marker, ''), case when d.kind = 'withhold' then 'Withhold' else 'Act' end
+from reference.dimensions as d
+left join floor_marks as f on f.dimension = d.dimension_id
+order by d.display_order
 """,
     ),
 )
@@ -599,10 +624,13 @@ P = TableSpec(
     title="Comparison with the paper",
     caption=(
         "Headline metrics of this release (%) with 95% bootstrap intervals, the value the paper reports, and the "
-        "difference (this release minus the paper, in percentage points)."
+        "difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
+        "Krippendorff's α are ratios, shown × 100."
+        + _FLOOR_NOTE
     ),
-    sql="""
-with labels(metric, label, row_group) as (
+    sql=f"""
+with {_FLOOR_MARKS},
+labels(metric, label, row_group) as (
     values
         ('best_model_score', 'Best model score', 'overall'),
         ('median_model_score', 'Median model score', 'overall'),
@@ -610,11 +638,15 @@ with labels(metric, label, row_group) as (
         ('recognized_not_routed_rate', 'Recognized but not routed (pooled rate)', 'overall'),
         ('single_turn_score', 'Single-turn score', 'overall'),
         ('multi_turn_score', 'Multi-turn score', 'overall'),
-        ('multi_minus_single', 'Multi-turn minus single-turn', 'overall')
+        ('multi_minus_single', 'Multi-turn minus single-turn', 'overall'),
+        ('judge_kappa', 'Judge vs clinicians, Cohen''s κ × 100 (all criteria)', 'judge'),
+        ('judge_alpha', 'Judge self-consistency, Krippendorff''s α × 100 (all criteria)', 'judge')
     union all
-    select 'best_' || dimension_id || '_score', label || ', best model', 'dimension' from reference.dimensions
+    select 'best_' || d.dimension_id || '_score', d.label || coalesce(f.marker, '') || ', best model', 'dimension'
+    from reference.dimensions as d left join floor_marks as f on f.dimension = d.dimension_id
     union all
-    select 'median_' || dimension_id || '_score', label || ', median model', 'dimension' from reference.dimensions
+    select 'median_' || d.dimension_id || '_score', d.label || coalesce(f.marker, '') || ', median model', 'dimension'
+    from reference.dimensions as d left join floor_marks as f on f.dimension = d.dimension_id
 )
 select
     h.release_id,
@@ -641,7 +673,116 @@ order by h.display_order nulls last, h.metric
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P)
+J1 = TableSpec(
+    key="J1",
+    slug="judge_reliability",
+    title="Judge reliability by dimension",
+    caption=(
+        "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
+        "clinician ties dropped): Cohen's κ, agreement and F1 (%) with 95% bootstrap intervals (tasks resampled); "
+        "a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, 0.65 by "
+        "default) on at least calibration_min_pairs (80) pairs. Against itself (reply × criterion pairs of "
+        "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
+        "tied (decided by the tie rule), the observed agreement between labels of a pair (%) and "
+        "Krippendorff's α (nominal; — when undefined)."
+    ),
+    sql="""
+select
+    c.release_id,
+    case when c.dimension = 'all' then 'all' else 'dimension' end as row_group,
+    c.dimension,
+    coalesce(d.label, case when c.dimension = 'all' then 'All criteria' else c.dimension end) as label,
+    c.n,
+    c.kappa,
+    c.kappa_ci_low,
+    c.kappa_ci_high,
+    c.kappa_floor,
+    c.min_pairs,
+    c.meets_calibration_floor,
+    case when c.meets_calibration_floor then 'yes' else 'no' end as meets_floor_label,
+    c.agreement,
+    c.agreement_ci_low,
+    c.agreement_ci_high,
+    c.f1,
+    c.f1_ci_low,
+    c.f1_ci_high,
+    a.n_pairs as n_consistency_pairs,
+    a.unanimous_share,
+    a.tie_share,
+    a.observed_agreement,
+    a.krippendorff_alpha
+from marts.judge_calibration as c
+left join marts.judge_agreement as a on a.dimension = c.dimension
+left join reference.dimensions as d on d.dimension_id = c.dimension
+order by c.display_order, c.dimension
+""",
+    columns=(
+        Column("Dimension", "text", ("label",)),
+        Column("Calibrated pairs", "count", ("n",), group="Against the clinicians"),
+        Column("Cohen's κ [95% CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high"),
+               group="Against the clinicians", latex_header=r"Cohen's $\kappa$ [95\% CI]"),
+        Column("Meets floor", "text", ("meets_floor_label",), group="Against the clinicians"),
+        Column("Agreement (%) [95% CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high"),
+               group="Against the clinicians", latex_header=r"Agreement (\%) [95\% CI]"),
+        Column("F1 (%) [95% CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"),
+               group="Against the clinicians", latex_header=r"F1 (\%) [95\% CI]"),
+        Column("Pairs with ≥ 2 labels", "count", ("n_consistency_pairs",), group="Against itself"),
+        Column("Unanimous (%)", "pct", ("unanimous_share",), group="Against itself", latex_header=r"Unanimous (\%)"),
+        Column("Tied (%)", "pct", ("tie_share",), group="Against itself", latex_header=r"Tied (\%)"),
+        Column("Observed agreement (%)", "pct", ("observed_agreement",), group="Against itself",
+               latex_header=r"Observed agreement (\%)"),
+        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",), group="Against itself",
+               latex_header=r"Krippendorff's $\alpha$"),
+    ),
+    wide=True,
+)
+
+J2 = TableSpec(
+    key="J2",
+    slug="ranking_sensitivity",
+    title="Ranking sensitivity to the judge",
+    caption=(
+        "The leaderboard recomputed from a subset of the judge labels: each judge alone (all its samples, majority "
+        "with the tie rule) and each single sample of a judge. Coverage (%): the reply × criterion pairs the subset "
+        "labels. For a subset that labels every pair: the best and median ranked model score (%) under it, "
+        "Kendall's τ-b between the ranked models' scores under it and their published scores, the ranked models "
+        "whose rank changes and the largest change; — for a subset that does not cover every pair."
+    ),
+    sql="""
+select
+    r.release_id,
+    case when r.is_judge_alone then 'judge' else 'sample' end as row_group,
+    r.judge_id,
+    r.sample_index,
+    case
+        when r.is_judge_alone then r.judge_id || ' (all samples)'
+        else r.judge_id || ', sample ' || cast(r.sample_index as varchar)
+    end as label,
+    r.n_pairs,
+    r.n_pairs_labelled,
+    r.coverage,
+    r.is_complete,
+    r.n_models,
+    r.best_model_score,
+    r.median_model_score,
+    r.kendall_tau_b,
+    r.n_rank_changes,
+    r.max_rank_change
+from marts.ranking_sensitivity as r
+order by r.judge_id, r.sample_index nulls first
+""",
+    columns=(
+        Column("Labels", "text", ("label",)),
+        Column("Coverage (%)", "pct", ("coverage",), latex_header=r"Coverage (\%)"),
+        Column("Best model (%)", "pct", ("best_model_score",), latex_header=r"Best model (\%)"),
+        Column("Median model (%)", "pct", ("median_model_score",), latex_header=r"Median model (\%)"),
+        Column("Kendall's τ-b", "ratio", ("kendall_tau_b",), latex_header=r"Kendall's $\tau_b$"),
+        Column("Rank changes", "count", ("n_rank_changes",)),
+        Column("Largest rank change", "count", ("max_rank_change",)),
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2)
 TABLES_BY_KEY: dict[str, TableSpec] = {spec.key: spec for spec in TABLES}
 
 # --------------------------------------------------------------------------- loading
@@ -753,6 +894,11 @@ _LATEX_SPECIAL = {
     MINUS: "$-$",
     MISSING: "---",
     "×": r"$\times$",
+    "†": r"$^{\dagger}$",
+    "κ": r"$\kappa$",
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "≥": r"$\geq$",
     "\n": " ",
     "\r": " ",
 }
