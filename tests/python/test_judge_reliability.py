@@ -12,10 +12,12 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from distressbench import cli
 from independent_metrics import compute, judge_agreement
 from judge_release_factory import make_judge_release
+from release_factory import rewrite_table
 from scipy.stats import kendalltau
 
 TOLERANCE = 1e-9
@@ -168,3 +170,19 @@ def test_calibration_intervals_contain_the_estimates_and_repeat_exactly(
     with duckdb.connect(str(again), read_only=True) as connection:
         second = connection.execute(f"select {columns} from marts.judge_calibration order by dimension").fetchall()
     assert second == first
+
+
+def test_a_release_without_calibration_labels_builds_with_zeros_and_nulls(tmp_path: Path) -> None:
+    bare = make_judge_release(tmp_path / "release", release_id="judge-fixture-uncalibrated")
+    labels = pq.read_table(bare / "calibration_labels.parquet")
+    rewrite_table(bare, "calibration_labels", labels.slice(0, 0))
+    warehouse = tmp_path / "warehouse.duckdb"
+    _build(bare, warehouse)
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        rows = _records(connection, "select * from marts.judge_calibration")
+        query = "select value from marts.headline_metrics where metric = 'judge_kappa'"
+        (kappa,) = connection.execute(query).fetchone()
+    assert len(rows) == 8 and kappa is None
+    for row in rows:
+        assert row["n"] == 0 and row["meets_calibration_floor"] is False
+        assert all(row[c] is None for c in ("agreement", "kappa", "f1", "kappa_ci_low", "kappa_ci_high", "f1_ci_high"))
