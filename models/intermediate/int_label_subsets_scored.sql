@@ -127,8 +127,12 @@ subset_cells as (
         subset_verdicts.sample_index,
         subset_verdicts.model_id,
         subset_verdicts.task_id,
-        sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as weight_met,
-        sum(subset_verdicts.weight) as weight_total
+        cast(
+            round(
+                cast(sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as {{ type_double() }})
+                * 1099511627776 / sum(subset_verdicts.weight)
+            ) as {{ dbt.type_bigint() }}
+        ) as grid_score
     from subset_verdicts
     inner join complete_subsets
         on
@@ -149,10 +153,7 @@ subset_model_scores as (
         judge_id,
         sample_index,
         model_id,
-        cast(
-            sum(cast(round(cast(weight_met as {{ type_double() }}) * 1099511627776 / weight_total) as {{ dbt.type_bigint() }}))
-            as {{ type_double() }}
-        ) / count(*) / 1099511627776 as score
+        cast(sum(grid_score) as {{ type_double() }}) / count(*) / 1099511627776 as score
     from subset_cells
     group by judge_id, sample_index, model_id
 ),

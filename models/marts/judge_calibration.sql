@@ -116,7 +116,7 @@ final as (
             >= {{ var('calibration_kappa_floor') }},
             false
         )
-        and chance.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor,
+        and chance.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
     from chance
     left join resampled
         on chance.dimension = resampled.dimension

@@ -46,25 +46,13 @@ score_summary as (
 ),
 
 model_pairs as (
+    -- each pair of ranked models once: the sign of their difference under the subset and
+    -- in the published scores (0 = tied)
     select
         first_model.judge_id,
         first_model.sample_index,
-        case
-            when
-                (first_model.score > second_model.score and first_model.published_score > second_model.published_score)
-                or (first_model.score < second_model.score and first_model.published_score < second_model.published_score)
-                then 1
-            else 0
-        end as is_concordant,
-        case
-            when
-                (first_model.score > second_model.score and first_model.published_score < second_model.published_score)
-                or (first_model.score < second_model.score and first_model.published_score > second_model.published_score)
-                then 1
-            else 0
-        end as is_discordant,
-        case when first_model.score = second_model.score then 1 else 0 end as is_tied_under_subset,
-        case when first_model.published_score = second_model.published_score then 1 else 0 end as is_tied_published
+        sign(first_model.score - second_model.score) as subset_order,
+        sign(first_model.published_score - second_model.published_score) as published_order
     from ranked as first_model
     inner join ranked as second_model
         on
@@ -78,10 +66,10 @@ pair_counts as (
         judge_id,
         sample_index,
         count(*) as n_model_pairs,
-        sum(is_concordant) as n_concordant,
-        sum(is_discordant) as n_discordant,
-        sum(is_tied_under_subset) as n_tied_under_subset,
-        sum(is_tied_published) as n_tied_published
+        sum(case when subset_order * published_order > 0 then 1 else 0 end) as n_concordant,
+        sum(case when subset_order * published_order < 0 then 1 else 0 end) as n_discordant,
+        sum(case when subset_order = 0 then 1 else 0 end) as n_tied_under_subset,
+        sum(case when published_order = 0 then 1 else 0 end) as n_tied_published
     from model_pairs
     group by judge_id, sample_index
 ),

@@ -9,7 +9,12 @@ select
     ci_low,
     ci_high
 from (
-    select dimension, 'agreement' as statistic, agreement as value, agreement_ci_low as ci_low, agreement_ci_high as ci_high
+    select
+        dimension,
+        'agreement' as statistic,
+        agreement as value,
+        agreement_ci_low as ci_low,
+        agreement_ci_high as ci_high
     from {{ ref('judge_calibration') }}
     union all
     select dimension, 'kappa' as statistic, kappa as value, kappa_ci_low as ci_low, kappa_ci_high as ci_high
