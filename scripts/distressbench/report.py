@@ -63,7 +63,7 @@ def _judge_reliability() -> Section:
                     "Cohen's κ of the judge against the clinicians' majority label per dimension, with its 95% "
                     "bootstrap interval, against the calibration floor (dashed; red hollow points miss it), and "
                     "Krippendorff's α of the judge's own labels."),),
-        ("J1", "J2"),
+        ("J1", "J3", "J2"),
     )
 
 

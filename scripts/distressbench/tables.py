@@ -782,7 +782,48 @@ order by r.judge_id, r.sample_index nulls first
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2)
+J3 = TableSpec(
+    key="J3",
+    slug="judge_agreement_by_judge",
+    title="Judge self-consistency by judge",
+    caption=(
+        "Each judge against itself over all criteria: the reply × criterion pairs of non-empty replies with at "
+        "least two labels of that judge, the share whose labels all agree, the share tied, the observed agreement "
+        "between labels of a pair (%) and Krippendorff's α (nominal; — when undefined). The first row pools every "
+        "judge's labels of a pair."
+    ),
+    sql="""
+with rows as (
+    select
+        release_id, 'all' as row_group, cast(null as varchar) as judge_id, 'All judges (pooled)' as label,
+        n_pairs, n_labels, unanimous_share, tie_share, observed_agreement, krippendorff_alpha, 0 as row_order
+    from marts.judge_agreement
+    where dimension = 'all'
+    union all
+    select
+        release_id, 'judge', judge_id, judge_id,
+        n_pairs, n_labels, unanimous_share, tie_share, observed_agreement, krippendorff_alpha, 1
+    from marts.judge_agreement_by_judge
+    where dimension = 'all'
+)
+select
+    release_id, row_group, judge_id, label,
+    n_pairs, n_labels, unanimous_share, tie_share, observed_agreement, krippendorff_alpha
+from rows
+order by row_order, judge_id
+""",
+    columns=(
+        Column("Judge", "text", ("label",)),
+        Column("Pairs with ≥ 2 labels", "count", ("n_pairs",)),
+        Column("Labels", "count", ("n_labels",)),
+        Column("Unanimous (%)", "pct", ("unanimous_share",), latex_header=r"Unanimous (\%)"),
+        Column("Tied (%)", "pct", ("tie_share",), latex_header=r"Tied (\%)"),
+        Column("Observed agreement (%)", "pct", ("observed_agreement",), latex_header=r"Observed agreement (\%)"),
+        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",), latex_header=r"Krippendorff's $\alpha$"),
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2, J3)
 TABLES_BY_KEY: dict[str, TableSpec] = {spec.key: spec for spec in TABLES}
 
 # --------------------------------------------------------------------------- loading

@@ -69,6 +69,20 @@ def test_j2_csv_carries_ranking_sensitivity(exported: Path, marts: duckdb.DuckDB
     assert "(all samples)" in markdown and ", sample 0" in markdown
 
 
+def test_j3_csv_carries_the_pooled_and_per_judge_agreement(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
+    rows = _csv(exported / "csv" / "j3_judge_agreement_by_judge.csv")
+    query = "select n_pairs, krippendorff_alpha from marts.judge_agreement where dimension = 'all'"
+    pooled = marts.execute(query).fetchall()
+    judges = marts.execute(
+        "select judge_id, n_pairs, krippendorff_alpha from marts.judge_agreement_by_judge where dimension = 'all' "
+        "order by judge_id"
+    ).fetchall()
+    assert len(rows) == 1 + len(judges) and len(judges) == 2
+    assert rows[0]["judge_id"] == "" and (int(rows[0]["n_pairs"]), _num(rows[0]["krippendorff_alpha"])) == pooled[0]
+    for row, (judge, n_pairs, alpha) in zip(rows[1:], judges, strict=True):
+        assert (row["judge_id"], int(row["n_pairs"]), _num(row["krippendorff_alpha"])) == (judge, n_pairs, alpha)
+
+
 def test_dimensions_below_the_floor_are_marked_in_t3_p_and_j1(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
     below = [label for label, in marts.execute(
         "select d.label from reference.dimensions as d inner join marts.judge_calibration as c "
@@ -106,4 +120,5 @@ def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_pat
     text = write_report(paper_warehouse, tmp_path / "report.html").read_text(encoding="utf-8")
     section = text.split('<section id="sec-judge-reliability">', 1)[1].split("</section>", 1)[0]
     assert "<h2>Judge reliability</h2>" in section and 'id="fig-judge-reliability"' in section
-    assert f'id="{tables.html_id(tables.J1)}"' in section and f'id="{tables.html_id(tables.J2)}"' in section
+    for spec in (tables.J1, tables.J2, tables.J3):
+        assert f'id="{tables.html_id(spec)}"' in section, spec.key
