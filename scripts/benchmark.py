@@ -67,7 +67,9 @@ def _pandas(release: Path) -> None:
     labels = pd.read_parquet(release / "judge_labels.parquet", columns=["response_id", "criterion_id", "met"])
     votes = labels.groupby(["response_id", "criterion_id"], sort=False)["met"].agg(["size", "sum"]).reset_index()
     del labels
-    responses = pd.read_parquet(release / "responses.parquet", columns=["response_id", "task_id", "model_id", "content"])
+    responses = pd.read_parquet(
+        release / "responses.parquet", columns=["response_id", "task_id", "model_id", "content"]
+    )
     responses["is_empty"] = responses["content"].fillna("").str.strip().eq("")
     responses = responses.drop(columns="content")
     criteria = pd.read_parquet(release / "criteria.parquet", columns=["criterion_id", "task_id", "dimension", "weight"])
@@ -77,8 +79,14 @@ def _pandas(release: Path) -> None:
     pairs = pairs.merge(votes, on=["response_id", "criterion_id"], how="left")
     pairs["met"] = (~pairs["is_empty"]) & (pairs["sum"].fillna(0) * 2 > pairs["size"].fillna(0))
     pairs["weight_met"] = pairs["weight"] * pairs["met"]
-    dims = pairs.groupby(["response_id", "model_id", "task_id", "dimension"], sort=False)[["weight", "weight_met"]].sum().reset_index()
-    cells = dims.groupby(["response_id", "model_id", "task_id"], sort=False)[["weight", "weight_met"]].sum().reset_index()
+    dims = (
+        pairs.groupby(["response_id", "model_id", "task_id", "dimension"], sort=False)[["weight", "weight_met"]]
+        .sum()
+        .reset_index()
+    )
+    cells = (
+        dims.groupby(["response_id", "model_id", "task_id"], sort=False)[["weight", "weight_met"]].sum().reset_index()
+    )
     cells["score"] = cells["weight_met"] / cells["weight"]
     cells = cells.merge(models, on="model_id").merge(tasks, on="task_id")
     scores = cells.groupby(["model_id", "kind"])["score"].mean().reset_index()
@@ -88,7 +96,13 @@ def _pandas(release: Path) -> None:
     multi = ranked_cells[ranked_cells["n_user_turns"] > 1]["score"].mean()
     dims["score"] = dims["weight_met"] / dims["weight"]
     dims = dims.merge(models, on="model_id")
-    per_dim = dims[dims["kind"] == "model"].groupby(["dimension", "model_id"])["score"].mean().groupby("dimension").agg(["max", "median"])
+    per_dim = (
+        dims[dims["kind"] == "model"]
+        .groupby(["dimension", "model_id"])["score"]
+        .mean()
+        .groupby("dimension")
+        .agg(["max", "median"])
+    )
     out = {
         "best_model_score": float(ranked.max()),
         "median_model_score": float(ranked.median()),
@@ -209,14 +223,25 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, e2e: bo
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         release = folder / "release"
-        say = lambda stage: print(f"  {label} run {run + 1}/{runs}: {stage}", flush=True)  # noqa: E731
+        def say(stage: str, run: int = run) -> None:
+            print(f"  {label} run {run + 1}/{runs}: {stage}", flush=True)
+
         say("synth")
-        measures["synth"].append(timed([str(CLI), "synth", str(release), "--tasks", str(tasks), "--models", str(models)], log=folder / "synth.log"))
+        measures["synth"].append(
+            timed(
+                [str(CLI), "synth", str(release), "--tasks", str(tasks), "--models", str(models)],
+                log=folder / "synth.log",
+            )
+        )
         labels = json.loads((release / "manifest.json").read_text())["files"]["judge_labels.parquet"]["rows"]
         say("floor")
-        measures["floor"].append(timed([str(PYTHON), __file__, "_stage", "floor", str(release)], log=folder / "floor.log"))
+        measures["floor"].append(
+            timed([str(PYTHON), __file__, "_stage", "floor", str(release)], log=folder / "floor.log")
+        )
         say("gate")
-        measures["gate"].append(timed([str(CLI), "gate", str(release), "--report", str(folder / "gate.json")], log=folder / "gate.log"))
+        measures["gate"].append(
+            timed([str(CLI), "gate", str(release), "--report", str(folder / "gate.json")], log=folder / "gate.log")
+        )
         say("dbt build")
         (folder / "work").mkdir()
         database = folder / "work" / "building.duckdb"
@@ -226,21 +251,41 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, e2e: bo
         measure.extra["bootstrap_in_dbt"] = dict(nodes).get("int_bootstrap_resampled", 0.0)
         measures["dbt_build"].append(measure)
         say("bootstrap")
-        measures["bootstrap"].append(timed([str(PYTHON), __file__, "_stage", "bootstrap", str(database)], log=folder / "bootstrap.log"))
+        measures["bootstrap"].append(
+            timed([str(PYTHON), __file__, "_stage", "bootstrap", str(database)], log=folder / "bootstrap.log")
+        )
         say("publish")
         warehouse = folder / "published" / "bench.duckdb"
         warehouse.parent.mkdir()
-        measures["publish"].append(timed([str(PYTHON), __file__, "_stage", "publish", str(database), str(release), str(warehouse)], log=folder / "publish.log"))
+        measures["publish"].append(
+            timed(
+                [str(PYTHON), __file__, "_stage", "publish", str(database), str(release), str(warehouse)],
+                log=folder / "publish.log",
+            )
+        )
         if e2e:
             say("distressbench build")
             measures["build_e2e"].append(
-                timed([str(CLI), "build", str(release), "--warehouse", str(folder / "e2e" / "e2e.duckdb")], log=folder / "build.log")
+                timed(
+                    [str(CLI), "build", str(release), "--warehouse", str(folder / "e2e" / "e2e.duckdb")],
+                    log=folder / "build.log",
+                )
             )
             shutil.rmtree(folder / "e2e", ignore_errors=True)
         say("pandas")
-        measures["pandas"].append(timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log"))
+        measures["pandas"].append(
+            timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log")
+        )
         shutil.rmtree(folder, ignore_errors=True)
-    return {"label": label, "tasks": tasks, "models": models, "labels": labels, "runs": runs, "measures": measures, "nodes": nodes}
+    return {
+        "label": label,
+        "tasks": tasks,
+        "models": models,
+        "labels": labels,
+        "runs": runs,
+        "measures": measures,
+        "nodes": nodes,
+    }
 
 
 def _median(values: list[Measure], attribute: str) -> float | None:
@@ -254,13 +299,18 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
         row[f"{stage}_s"] = _median(measures[stage], "seconds")
         row[f"{stage}_mib"] = _median(measures[stage], "peak_mib")
     # Ratios within each run, then their median.
-    pipeline = [g.seconds + d.seconds for g, d in zip(measures["gate"], measures["dbt_build"])]
+    pipeline = [g.seconds + d.seconds for g, d in zip(measures["gate"], measures["dbt_build"], strict=False)]
     row["pipeline_s"] = statistics.median(pipeline)
-    row["pipeline_mib"] = statistics.median(max(g.peak_mib, d.peak_mib) for g, d in zip(measures["gate"], measures["dbt_build"]))
-    row["x_floor"] = statistics.median(p / f.seconds for p, f in zip(pipeline, measures["floor"]))
-    row["pandas_x_time"] = statistics.median(pd.seconds / p for p, pd in zip(pipeline, measures["pandas"]))
+    row["pipeline_mib"] = statistics.median(
+        max(g.peak_mib, d.peak_mib) for g, d in zip(measures["gate"], measures["dbt_build"], strict=False)
+    )
+    row["x_floor"] = statistics.median(p / f.seconds for p, f in zip(pipeline, measures["floor"], strict=False))
+    row["pandas_x_time"] = statistics.median(
+        pd.seconds / p for p, pd in zip(pipeline, measures["pandas"], strict=False)
+    )
     row["pandas_x_mem"] = statistics.median(
-        pd.peak_mib / max(g.peak_mib, d.peak_mib) for g, d, pd in zip(measures["gate"], measures["dbt_build"], measures["pandas"])
+        pd.peak_mib / max(g.peak_mib, d.peak_mib)
+        for g, d, pd in zip(measures["gate"], measures["dbt_build"], measures["pandas"], strict=False)
     )
     row["bootstrap_in_dbt_s"] = statistics.median(m.extra.get("bootstrap_in_dbt", 0.0) for m in measures["dbt_build"])
     row["run_bootstrap_s"] = statistics.median(m.extra.get("run_bootstrap_seconds", 0.0) for m in measures["bootstrap"])
@@ -269,8 +319,17 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def machine() -> dict[str, str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor())
-    mem_kib = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    mem_kib = next(
+        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+    )
     return {
         "nproc": str(os.cpu_count()),
         "memory": f"{mem_kib / 2**20:.1f} GiB",
@@ -288,8 +347,9 @@ def _f(value: float | None, digits: int = 1) -> str:
 def table(rows: list[dict[str, Any]]) -> str:
     """Markdown: seconds (median) and peak MiB per stage, the baselines and the ratios."""
     head = (
-        "| size | tasks | models | judge labels | runs | synth s | gate s / MiB | dbt build s / MiB | bootstrap s / MiB (in dbt s) "
-        "| publish s / MiB | `distressbench build` s / MiB | floor s / MiB | pandas s / MiB | gate+build s | x floor | pandas / ours: time, memory |"
+        "| size | tasks | models | judge labels | runs | synth s | gate s / MiB | dbt build s / MiB "
+        "| bootstrap s / MiB (in dbt s) | publish s / MiB | `distressbench build` s / MiB | floor s / MiB "
+        "| pandas s / MiB | gate+build s | x floor | pandas / ours: time, memory |"
     )
     lines = [head, "|" + "|".join([" --- "] * (head.count("|") - 1)) + "|"]
     for r in rows:
@@ -297,9 +357,11 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {r['label']} | {r['tasks']} | {r['models']} | {r['labels']:,} | {r['runs']} | {_f(r['synth_s'])} "
             f"| {_f(r['gate_s'])} / {_f(r['gate_mib'], 0)} | {_f(r['dbt_build_s'])} / {_f(r['dbt_build_mib'], 0)} "
             f"| {_f(r['bootstrap_s'])} / {_f(r['bootstrap_mib'], 0)} ({_f(r['bootstrap_in_dbt_s'])}) "
-            f"| {_f(r['publish_s'])} / {_f(r['publish_mib'], 0)} | {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
+            f"| {_f(r['publish_s'])} / {_f(r['publish_mib'], 0)} "
+            f"| {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
             f"| {_f(r['floor_s'])} / {_f(r['floor_mib'], 0)} | {_f(r['pandas_s'])} / {_f(r['pandas_mib'], 0)} "
-            f"| {_f(r['pipeline_s'])} | {_f(r['x_floor'])} | {_f(r['pandas_x_time'], 2)}x, {_f(r['pandas_x_mem'], 2)}x |"
+            f"| {_f(r['pipeline_s'])} | {_f(r['x_floor'])} "
+            f"| {_f(r['pandas_x_time'], 2)}x, {_f(r['pandas_x_mem'], 2)}x |"
         )
     return "\n".join(lines)
 
@@ -314,10 +376,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per size below 100x")
     parser.add_argument("--runs-100x", type=int, default=1, help="runs at 100x")
     parser.add_argument("--no-e2e-100x", action="store_true", help="skip `distressbench build` end to end at 100x")
-    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)")
+    parser.add_argument(
+        "--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows as JSON")
     parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/benchmarks.md")
-    parser.add_argument("--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run")
+    parser.add_argument(
+        "--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run"
+    )
     args = parser.parse_args()
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
@@ -335,7 +401,9 @@ def main() -> int:
             big = tasks * models >= 100 * BASE_TASKS * BASE_MODELS
             runs = args.runs_100x if big else args.runs
             print(f"{label}: {tasks} tasks x {models} models, {runs} run(s)", flush=True)
-            result = run_size(label, tasks, models, runs, work / label.replace(" ", "-"), e2e=not (big and args.no_e2e_100x))
+            result = run_size(
+                label, tasks, models, runs, work / label.replace(" ", "-"), e2e=not (big and args.no_e2e_100x)
+            )
             rows.append(summarise(result))
             print(table(rows[-1:]), flush=True)
             if args.json:

@@ -14,8 +14,8 @@ totals as (
         dimension,
         count(*) as n_criteria,
         count(*) filter (where is_met) as n_met,
-        sum(weight)::bigint as weight_total,
-        sum(case when is_met then weight else 0 end)::bigint as weight_met,
+        cast(sum(weight) as bigint) as weight_total,
+        cast(sum(case when is_met then weight else 0 end) as bigint) as weight_met
     from verdicts
     group by response_id, model_id, task_id, dimension
 ),
@@ -23,7 +23,7 @@ totals as (
 final as (
     select
         *,
-        weight_met / weight_total as score,
+        weight_met / weight_total as score
     from totals
 )
 

@@ -85,11 +85,28 @@ unit_terms as (
     from units
 ),
 
+unit_terms_with_all as (
+    -- every unit once under its dimension and once under 'all'
+    select * from unit_terms
+    union all
+    select
+        is_all_judges,
+        judge_id,
+        'all' as dimension,
+        n_labels,
+        n_met,
+        is_unanimous,
+        is_tie,
+        observed_agreement,
+        disagreement
+    from unit_terms
+),
+
 summarized as (
     select
         is_all_judges,
         judge_id,
-        coalesce(dimension, 'all') as dimension,
+        dimension,
         count(*) as n_pairs,
         sum(n_labels) as n_labels,
         sum(n_met) as n_labels_met,
@@ -97,8 +114,8 @@ summarized as (
         sum(is_tie) as n_ties,
         sum(observed_agreement) as observed_agreement_sum,
         sum(disagreement) as disagreement_sum
-    from unit_terms
-    group by grouping sets ((is_all_judges, judge_id, dimension), (is_all_judges, judge_id))
+    from unit_terms_with_all
+    group by is_all_judges, judge_id, dimension
 ),
 
 final as (
@@ -117,7 +134,7 @@ final as (
         case
             when (n_labels - n_labels_met) * n_labels_met > 0
                 then 1 - (n_labels - 1) * disagreement_sum
-                / (cast(n_labels - n_labels_met as {{ type_double() }}) * n_labels_met)
+                    / (cast(n_labels - n_labels_met as {{ type_double() }}) * n_labels_met)
         end as krippendorff_alpha
     from summarized
 )

@@ -129,7 +129,9 @@ subset_cells as (
         subset_verdicts.task_id,
         cast(
             round(
-                cast(sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as {{ type_double() }})
+                cast(
+                    sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as {{ type_double() }}
+                )
                 * 1099511627776 / sum(subset_verdicts.weight)
             ) as {{ dbt.type_bigint() }}
         ) as grid_score
@@ -202,9 +204,9 @@ final as (
         case
             when kind = 'model' and is_complete
                 then rank() over (
-                    partition by judge_id, sample_index, kind = 'model' and is_complete
-                    order by score desc
-                )
+                        partition by judge_id, sample_index, kind = 'model' and is_complete
+                        order by score desc
+                    )
         end as rank
     from scored
 )

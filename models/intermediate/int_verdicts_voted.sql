@@ -19,7 +19,7 @@ votes as (
         response_id,
         criterion_id,
         count(*) as n_labels,
-        count(*) filter (where is_met) as n_met,
+        count(*) filter (where is_met) as n_met
     from judge_labels
     group by response_id, criterion_id
 ),
@@ -32,7 +32,7 @@ rubric_pairs as (
         responses.is_empty as is_empty_reply,
         criteria.criterion_id,
         criteria.dimension,
-        criteria.weight,
+        criteria.weight
     from responses
     inner join criteria
         on responses.task_id = criteria.task_id
@@ -42,21 +42,17 @@ voted as (
     select
         rubric_pairs.*,
         coalesce(votes.n_labels, 0) as n_labels,
-        coalesce(votes.n_met, 0) as n_met,
+        coalesce(votes.n_met, 0) as n_met
     from rubric_pairs
     left join votes
         on rubric_pairs.response_id = votes.response_id
-        and rubric_pairs.criterion_id = votes.criterion_id
+            and rubric_pairs.criterion_id = votes.criterion_id
 ),
 
 final as (
     select
         *,
-        not is_empty_reply
-        and (
-            n_met * 2 > n_labels
-            or (n_labels > 0 and n_met * 2 = n_labels and {{ verdict_tie_is_met() }})
-        ) as is_met,
+        {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met
     from voted
 )
 

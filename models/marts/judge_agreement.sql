@@ -3,10 +3,6 @@
     Defined in int_judge_agreement_summarized. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 dimensions as (
     select * from {{ ref('dimensions') }}
 ),
@@ -29,7 +25,7 @@ dimension_list as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         dimension_list.dimension,
         dimension_list.display_order,
         coalesce(summarized.n_pairs, 0) as n_pairs,
@@ -44,7 +40,6 @@ final as (
     from dimension_list
     left join summarized
         on dimension_list.dimension = summarized.dimension
-    cross join release
 )
 
 select * from final

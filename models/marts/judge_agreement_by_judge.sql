@@ -3,10 +3,6 @@
     Defined in int_judge_agreement_summarized. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 dimensions as (
     select * from {{ ref('dimensions') }}
 ),
@@ -46,7 +42,7 @@ judge_dimensions as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         judge_dimensions.judge_id,
         judge_dimensions.dimension,
         judge_dimensions.display_order,
@@ -64,7 +60,6 @@ final as (
         on
             judge_dimensions.judge_id = summarized.judge_id
             and judge_dimensions.dimension = summarized.dimension
-    cross join release
 )
 
 select * from final

@@ -8,10 +8,6 @@
     denominator is 0. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 subset_models as (
     select * from {{ ref('int_label_subsets_scored') }}
 ),
@@ -39,7 +35,7 @@ score_summary as (
         count(*) as n_models,
         max(score) as best_model_score,
         {{ median_of('score') }} as median_model_score,
-        sum(case when rank <> published_rank then 1 else 0 end) as n_rank_changes,
+        sum(case when rank != published_rank then 1 else 0 end) as n_rank_changes,
         max(abs(rank - published_rank)) as max_rank_change
     from ranked
     group by judge_id, sample_index
@@ -81,17 +77,17 @@ tau as (
         case
             when (n_model_pairs - n_tied_under_subset) * (n_model_pairs - n_tied_published) > 0
                 then cast(n_concordant - n_discordant as {{ type_double() }})
-                / sqrt(
-                    cast(n_model_pairs - n_tied_under_subset as {{ type_double() }})
-                    * (n_model_pairs - n_tied_published)
-                )
+                    / sqrt(
+                        cast(n_model_pairs - n_tied_under_subset as {{ type_double() }})
+                        * (n_model_pairs - n_tied_published)
+                    )
         end as kendall_tau_b
     from pair_counts
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         subsets.judge_id,
         subsets.sample_index,
         subsets.sample_index is null as is_judge_alone,
@@ -114,7 +110,6 @@ final as (
         on
             subsets.judge_id = tau.judge_id
             and coalesce(subsets.sample_index, -1) = coalesce(tau.sample_index, -1)
-    cross join release
 )
 
 select * from final

@@ -240,7 +240,12 @@ def _build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> _Design
     if len(ranked) == 0:
         raise BootstrapInputError("cells: 0 models of kind 'model'; need at least one to rank")
     if len(references) > 1:
-        raise _fail("cells", "models of kind 'clinician_reference' (at most one allowed)", len(references), list(model_ids[references]))
+        raise _fail(
+            "cells",
+            "models of kind 'clinician_reference' (at most one allowed)",
+            len(references),
+            list(model_ids[references]),
+        )
 
     score_matrix = np.zeros((n, m))
     score_matrix[t, mo] = scores
@@ -250,7 +255,10 @@ def _build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> _Design
     n_recognized = np.bincount(t, weights=recognized & is_ranked_row, minlength=n)
     n_not_routed = np.bincount(t, weights=not_routed & is_ranked_row, minlength=n)
     ranked_total = score_matrix[:, ranked].sum(axis=1)
-    columns = [score_matrix, np.column_stack([ranked_total * single, ranked_total * multi, single, multi, n_not_routed, n_recognized])]
+    columns = [
+        score_matrix,
+        np.column_stack([ranked_total * single, ranked_total * multi, single, multi, n_not_routed, n_recognized]),
+    ]
 
     dimensions, dimension_blocks = _dimension_blocks(dimension_cells, task_ids, model_ids, model_is_ranked)
     columns.extend(dimension_blocks)
@@ -426,7 +434,9 @@ def run_bootstrap(
         raise BootstrapInputError(f"samples must be a positive integer, got {samples!r}")
     if not 0.0 < float(alpha) < 1.0:
         raise BootstrapInputError(f"alpha must be in (0, 1), got {alpha!r}")
-    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1):
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1
+    ):
         raise BootstrapInputError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise BootstrapInputError(f"seed must be a non-negative integer, got {seed!r}")
@@ -462,7 +472,9 @@ def run_bootstrap(
         top_share += (top / top.sum(axis=1, keepdims=True)).sum(axis=0)
 
     low, high = _percentile_interval(draws, alpha)
-    rank_mid, rank_low, rank_high = np.quantile(ranks, [0.5, alpha / 2, 1 - alpha / 2], axis=0, method=RANK_QUANTILE_METHOD)
+    rank_mid, rank_low, rank_high = np.quantile(
+        ranks, [0.5, alpha / 2, 1 - alpha / 2], axis=0, method=RANK_QUANTILE_METHOD
+    )
 
     model_order = [int(design.ranked[j]) for j in order] + ([design.reference] if design.reference is not None else [])
     rows: list[tuple[str, str | None, str | None, float, float, float]] = []
@@ -479,7 +491,7 @@ def run_bootstrap(
         c = m + len(names) + p
         rows.append(("pair_difference", ranked_ids[a], ranked_ids[b], point[c], low[c], high[c]))
 
-    columns = list(zip(*rows))
+    columns = list(zip(*rows, strict=False))
     return pd.DataFrame(
         {
             "statistic": pd.Series(columns[0], dtype="str"),
@@ -526,14 +538,19 @@ def random_inputs(
         {
             "model_id": pd.Series(np.tile(models, n_pairs), dtype="str"),
             "task_id": pd.Series(np.repeat(tasks[t_idx], n_models), dtype="str"),
-            "dimension": pd.Series(np.repeat(np.array([f"dim_{x}" for x in range(n_dimensions)], dtype=object)[d_idx], n_models), dtype="str"),
+            "dimension": pd.Series(
+                np.repeat(np.array([f"dim_{x}" for x in range(n_dimensions)], dtype=object)[d_idx], n_models),
+                dtype="str",
+            ),
             "score": rng.random(n_pairs * n_models),
         }
     )
     return cells, dimension_cells
 
 
-def benchmark(n_tasks: int, n_models: int, samples: int, repeats: int = 3, n_dimensions: int = 7) -> dict[str, float | int]:
+def benchmark(
+    n_tasks: int, n_models: int, samples: int, repeats: int = 3, n_dimensions: int = 7
+) -> dict[str, float | int]:
     """Median wall and CPU time of run_bootstrap over `repeats` runs, and its peak traced memory.
 
     Inputs come from random_inputs (built before timing). Peak memory is what tracemalloc sees

@@ -3,10 +3,10 @@
 The published warehouse path is a symlink to one immutable, fully built database file in
 `<stem>.builds/`. A build works in the folder `<stem>.builds/work-current/` (gate report,
 dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
-the audit) and only a rename of a fresh symlink over the published path publishes it, so analysts with the old file open keep reading it, new
-sessions see the new release, and a build that fails or is killed at any moment leaves the
-published warehouse exactly as it was. The next build (under the lock) clears what a
-failed or killed build left behind.
+the audit) and only a rename of a fresh symlink over the published path publishes it, so
+analysts with the old file open keep reading it, new sessions see the new release, and a
+build that fails or is killed at any moment leaves the published warehouse exactly as it was.
+The next build (under the lock) clears what a failed or killed build left behind.
 
 What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
@@ -48,7 +48,13 @@ WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for e
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
 # What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
-DBT_RELEASE_EXCLUDES = ("--exclude-resource-type", "unit_test", "--exclude", "tag:gate_guaranteed", "tag:implied_upstream")
+DBT_RELEASE_EXCLUDES = (
+    "--exclude-resource-type",
+    "unit_test",
+    "--exclude",
+    "tag:gate_guaranteed",
+    "tag:implied_upstream",
+)
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
@@ -150,7 +156,10 @@ def published_history(layout: WarehouseLayout) -> list[Record]:
     except duckdb.Error as error:
         _say(f"warning: cannot read the publication record of {current} ({error}); using {layout.log}")
         return read_log(layout)
-    history = [dict(zip(names, row)) | {"gate_report": json.loads(row[names.index("gate_report")])} for row in rows]
+    history = [
+        dict(zip(names, row, strict=False)) | {"gate_report": json.loads(row[names.index("gate_report")])}
+        for row in rows
+    ]
     if read_log(layout) != history:
         _write_log(layout, history)
     return history
@@ -212,7 +221,14 @@ def record_publication(database: Path, history: list[Record]) -> None:
         connection.executemany(
             "insert into meta.published_releases values (?, ?, ?, ?, ?, ?)",
             [
-                [r["release_id"], r["manifest_sha256"], r["published_at"], r["build_file"], r["release_dir"], json.dumps(r["gate_report"])]
+                [
+                    r["release_id"],
+                    r["manifest_sha256"],
+                    r["published_at"],
+                    r["build_file"],
+                    r["release_dir"],
+                    json.dumps(r["gate_report"]),
+                ]
                 for r in history
             ],
         )
@@ -247,7 +263,9 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
     if problems:
         raise StageFailed("audit", "; ".join(problems))
     with duckdb.connect(str(database), read_only=True) as connection:
-        (recorded,) = connection.execute("select last(release_id order by rowid) from meta.published_releases").fetchone()
+        (recorded,) = connection.execute(
+            "select last(release_id order by rowid) from meta.published_releases"
+        ).fetchone()
     if recorded != release_id:
         raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
 
@@ -259,7 +277,9 @@ def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
     if published.exists() and not published.is_symlink():
         for suffix in ("", ".wal"):
             if Path(f"{published}{suffix}").exists():
-                os.link(f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}")
+                os.link(
+                    f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}"
+                )
     link = scratch / "published.link"
     link.symlink_to(os.path.relpath(database, published.parent))
     os.replace(link, published)

@@ -1,4 +1,4 @@
-"""The `distressbench` command: synth, gate, build, sql, tables, report, bench."""
+"""The `distressbench` command: synth, gate, build, sql, tables, report, show, bench."""
 
 from __future__ import annotations
 
@@ -68,6 +68,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_show(args: argparse.Namespace) -> int:
+    from distressbench.show import show
+
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    return show(warehouse, args.task_id, args.model)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="distressbench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -106,6 +113,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default="reports/distressbench-report.html")
     report.add_argument("--warehouse")
     report.set_defaults(func=_cmd_report)
+
+    show = sub.add_parser("show", help="print one conversation, a model's reply and the rubric with verdicts")
+    show.add_argument("task_id")
+    show.add_argument("--model", help="the model whose reply to show; default: every model's cell score")
+    show.add_argument("--warehouse")
+    show.set_defaults(func=_cmd_show)
     return parser
 
 

@@ -141,8 +141,9 @@ def subcategories() -> tuple[str, ...]:
 
 
 def paper_values() -> dict[str, float]:
-    """metric -> the value the paper reports."""
-    return {row["metric"]: float(row["paper_value"]) for row in _seed("paper_values")}
+    """metric -> the value the paper reports, for the registry's metrics that have one."""
+    rows = _seed("headline_metric_registry")
+    return {row["metric"]: float(row["paper_value"]) for row in rows if row["paper_value"]}
 
 
 def release_files(release_dir: Path) -> dict[str, Path]:

@@ -180,9 +180,16 @@ def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) ->
         rec.passed("unlisted_files", "manifest")
         return
     examples = [quote(name) for name in extra[:20]]
-    rec.failed("unlisted_files", "manifest", None, None, len(extra), examples,
-               f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
-               f"{'are' if len(extra) != 1 else 'is'} not listed in {contract.MANIFEST}: {listing(examples, len(extra))}")
+    rec.failed(
+        "unlisted_files",
+        "manifest",
+        None,
+        None,
+        len(extra),
+        examples,
+        f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
+        f"{'are' if len(extra) != 1 else 'is'} not listed in {contract.MANIFEST}: {listing(examples, len(extra))}",
+    )
 
 
 def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
@@ -246,7 +253,9 @@ def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
             parts.append(f"has extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}")
         if doubled:
             parts.append(f"repeats column{'s' if len(doubled) > 1 else ''} {', '.join(doubled)}")
-        examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
+        examples = (
+            [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
+        )
         rec.failed("schema_columns", "schema", table, ", ".join(missing + extra + doubled), len(examples), examples,
                    f"{file} {' and '.join(parts)}; the contract's columns are {', '.join(expected.names)}")
     else:
@@ -258,8 +267,15 @@ def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
     ]
     if wrong:
         examples = [f"{n} is {actual}, expected {want}" for n, actual, want in wrong]
-        rec.failed("schema_types", "schema", table, ", ".join(n for n, _, _ in wrong), len(wrong), examples,
-                   f"{file} has {len(wrong)} column{'s' if len(wrong) > 1 else ''} of the wrong type: {'; '.join(examples)}")
+        rec.failed(
+            "schema_types",
+            "schema",
+            table,
+            ", ".join(n for n, _, _ in wrong),
+            len(wrong),
+            examples,
+            f"{file} has {len(wrong)} column{'s' if len(wrong) > 1 else ''} of the wrong type: {'; '.join(examples)}",
+        )
     elif not doubled:
         rec.passed("schema_types", "schema", table)
     return not (missing or extra or doubled or wrong)

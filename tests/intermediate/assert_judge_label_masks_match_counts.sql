@@ -12,7 +12,7 @@ from {{ ref('int_judge_labels_aggregated') }}
 where
     sample_mask is not null
     and (
-        {{ mask_bit_count('sample_mask') }} <> n_labels
-        or {{ mask_bit_count('met_sample_mask') }} <> n_met
+        {{ mask_bit_count('sample_mask') }} != n_labels
+        or {{ mask_bit_count('met_sample_mask') }} != n_met
         or n_met > n_labels
     )

@@ -17,10 +17,20 @@ from (
         agreement_ci_high as ci_high
     from {{ ref('judge_calibration') }}
     union all
-    select dimension, 'kappa' as statistic, kappa as value, kappa_ci_low as ci_low, kappa_ci_high as ci_high
+    select
+        dimension,
+        'kappa' as statistic,
+        kappa as value,
+        kappa_ci_low as ci_low,
+        kappa_ci_high as ci_high
     from {{ ref('judge_calibration') }}
     union all
-    select dimension, 'f1' as statistic, f1 as value, f1_ci_low as ci_low, f1_ci_high as ci_high
+    select
+        dimension,
+        'f1' as statistic,
+        f1 as value,
+        f1_ci_low as ci_low,
+        f1_ci_high as ci_high
     from {{ ref('judge_calibration') }}
 ) as statistics
 where

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from distressbench import contract
 from distressbench.manifest import write_manifest
 from release_factory import (

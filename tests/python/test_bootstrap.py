@@ -154,7 +154,7 @@ def test_rows_and_pair_differences_follow_point_ranking() -> None:
     assert result.loc[result["statistic"] == "model_score", "model_id"].tolist() == ranked_order + [REF]
     assert result.loc[result["statistic"] == "rank", "model_id"].tolist() == ranked_order
     pairs = result[result["statistic"] == "pair_difference"]
-    assert list(zip(pairs["model_id"], pairs["other_model_id"])) == [("A", "D"), ("D", "B"), ("B", "C")]
+    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=False)) == [("A", "D"), ("D", "B"), ("B", "C")]
     assert pairs["estimate"].to_numpy() == pytest.approx([0.1, 0.1, 0.3], abs=1e-12)
     assert result.loc[result["statistic"] != "pair_difference", "other_model_id"].isna().all()
     assert result.loc[result["statistic"] == "best_model_score", "model_id"].isna().all()
@@ -165,7 +165,7 @@ def test_exact_point_ties_are_ordered_by_model_id() -> None:
     scores = np.array([[0.5, 0.5, 0.9], [0.7, 0.7, 0.1]])
     result = run_bootstrap(grid_cells(scores, ["zeta", "alpha", "mid"]), no_dimensions(), samples=50)
     pairs = result[result["statistic"] == "pair_difference"]
-    assert list(zip(pairs["model_id"], pairs["other_model_id"])) == [("alpha", "zeta"), ("zeta", "mid")]
+    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=False)) == [("alpha", "zeta"), ("zeta", "mid")]
 
 
 # --------------------------------------------------------------------------- sampling behaviour
@@ -225,7 +225,9 @@ def test_all_equal_scores_give_zero_width_intervals_and_shared_rank() -> None:
     for name in ("model_score", "best_model_score", "median_model_score", "pair_difference"):
         rows = result[result["statistic"] == name]
         assert (rows["ci_low"] == rows["ci_high"]).all(), name
-    assert (result.loc[result["statistic"] == "model_score", "estimate"] == stat(result, "best_model_score")["estimate"]).all()
+    assert (
+        result.loc[result["statistic"] == "model_score", "estimate"] == stat(result, "best_model_score")["estimate"]
+    ).all()
     assert (result.loc[result["statistic"] == "pair_difference", "estimate"] == 0.0).all()
     assert (result.loc[result["statistic"] == "rank", ["estimate", "ci_low", "ci_high"]] == 1.0).all().all()
     assert result.loc[result["statistic"] == "p_rank_1", "estimate"].tolist() == [0.25] * 4
@@ -244,7 +246,9 @@ def test_paired_difference_uses_the_same_resamples() -> None:
     assert diff[["estimate", "ci_low", "ci_high"]].to_numpy() == pytest.approx([0.05] * 3, abs=1e-9)
     below = stat(result, "pair_difference", "worse", "noisy")
     assert below["estimate"] > 0 and below["ci_low"] > 0
-    assert below["estimate"] == pytest.approx(worse["estimate"] - stat(result, "model_score", "noisy")["estimate"], abs=1e-12)
+    assert below["estimate"] == pytest.approx(
+        worse["estimate"] - stat(result, "model_score", "noisy")["estimate"], abs=1e-12
+    )
 
 
 def test_rank_probabilities_sum_to_one_and_rank_interval_contains_median() -> None:
@@ -274,7 +278,9 @@ def test_resamples_without_the_dimension_are_left_out_of_its_interval() -> None:
     scores = np.tile(np.linspace(0.1, 0.9, n)[:, None], (1, 2)) * np.array([1.0, 0.5])
     cells = grid_cells(scores, ["m1", "m2"])
     # Only the first task has the dimension: ~35% of resamples draw no task that has it.
-    dims = pd.DataFrame({"model_id": ["m1", "m2"], "task_id": ["task-0000"] * 2, "dimension": ["rare"] * 2, "score": [0.4, 0.2]})
+    dims = pd.DataFrame(
+        {"model_id": ["m1", "m2"], "task_id": ["task-0000"] * 2, "dimension": ["rare"] * 2, "score": [0.4, 0.2]}
+    )
     result = run_bootstrap(cells, dims, samples=400)
     for name, value in (("best_rare_score", 0.4), ("median_rare_score", 0.3)):
         row = stat(result, name)
@@ -317,7 +323,9 @@ def test_model_kinds_are_checked() -> None:
     two_refs = cells.assign(kind=np.where(cells["model_id"].isin([REF, "C"]), "clinician_reference", "model"))
     with pytest.raises(BootstrapInputError, match=r"2 models of kind 'clinician_reference'.*'C'"):
         run_bootstrap(two_refs, hand_dimensions())
-    mixed = cells.assign(kind=np.where((cells["model_id"] == "A") & (cells["task_id"] == "t1"), "clinician_reference", cells["kind"]))
+    mixed = cells.assign(
+        kind=np.where((cells["model_id"] == "A") & (cells["task_id"] == "t1"), "clinician_reference", cells["kind"])
+    )
     with pytest.raises(BootstrapInputError, match=r"model_id\(s\) with more than one kind.*'A'"):
         run_bootstrap(mixed, hand_dimensions())
     with pytest.raises(BootstrapInputError, match="not in"):
@@ -330,7 +338,9 @@ def test_bad_values_are_rejected() -> None:
         run_bootstrap(cells.assign(score=np.where(cells.index == 4, 1.5, cells["score"])), hand_dimensions())
     with pytest.raises(BootstrapInputError, match=r"null value\(s\) in column 'score'"):
         run_bootstrap(cells.assign(score=np.where(cells.index == 4, np.nan, cells["score"])), hand_dimensions())
-    flipped = cells.assign(turn_type=np.where((cells["model_id"] == "A") & (cells["task_id"] == "t1"), "multi", cells["turn_type"]))
+    flipped = cells.assign(
+        turn_type=np.where((cells["model_id"] == "A") & (cells["task_id"] == "t1"), "multi", cells["turn_type"])
+    )
     with pytest.raises(BootstrapInputError, match=r"task_id\(s\) with more than one turn_type.*'t1'"):
         run_bootstrap(flipped, hand_dimensions())
     with pytest.raises(BootstrapInputError, match="must be boolean"):
@@ -344,9 +354,13 @@ def test_bad_values_are_rejected() -> None:
 def test_dimension_rows_must_cover_every_ranked_model() -> None:
     dims = hand_dimensions()
     short = dims[~((dims["model_id"] == "B") & (dims["dimension"] == "routing") & (dims["task_id"] == "t2"))]
-    with pytest.raises(BootstrapInputError, match=r"1 \(task_id, dimension\) pair\(s\).*\('t2', 'routing'\) has 3 of 4"):
+    with pytest.raises(
+        BootstrapInputError, match=r"1 \(task_id, dimension\) pair\(s\).*\('t2', 'routing'\) has 3 of 4"
+    ):
         run_bootstrap(hand_cells(), short)
-    unknown = pd.concat([dims, pd.DataFrame([{"model_id": "ghost", "task_id": "t1", "dimension": "routing", "score": 0.5}])])
+    unknown = pd.concat(
+        [dims, pd.DataFrame([{"model_id": "ghost", "task_id": "t1", "dimension": "routing", "score": 0.5}])]
+    )
     with pytest.raises(BootstrapInputError, match=r"whose model_id is not in cells.*'ghost'"):
         run_bootstrap(hand_cells(), unknown)
     with pytest.raises(BootstrapInputError, match=r"duplicate \(model_id, task_id, dimension\)"):
@@ -382,7 +396,11 @@ def test_intervals_agree_with_an_independent_naive_bootstrap() -> None:
         assert len(rows) == 1
         return rows.iloc[0]
 
-    for statistic, model_id in (("model_score", ranked[0]), ("best_model_score", None), ("recognized_not_routed_rate", None)):
+    for statistic, model_id in (
+        ("model_score", ranked[0]),
+        ("best_model_score", None),
+        ("recognized_not_routed_rate", None),
+    ):
         row = ours_row(statistic, model_id)
         low, high = np.quantile(naive[statistic], [0.025, 0.975])
         width = row["ci_high"] - row["ci_low"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from distressbench.bootstrap import _draw_counts
 from distressbench.calibration_bootstrap import (
     CalibrationInputError,

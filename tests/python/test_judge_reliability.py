@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from scipy.stats import kendalltau
+
 from distressbench import cli
 from independent_metrics import compute, judge_agreement
 from judge_release_factory import make_judge_release
 from release_factory import rewrite_table
-from scipy.stats import kendalltau
 
 TOLERANCE = 1e-9
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from distressbench import tables
 from distressbench.report import write_report
 from distressbench.tables import FLOOR_MARK, export_tables

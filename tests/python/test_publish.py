@@ -67,7 +67,9 @@ def _release_ids(warehouse: Path) -> list[str]:
 
 def _meta(warehouse: Path) -> list[tuple[str, str]]:
     with duckdb.connect(str(warehouse), read_only=True) as connection:
-        return connection.sql("select release_id, manifest_sha256 from meta.published_releases order by rowid").fetchall()
+        return connection.sql(
+            "select release_id, manifest_sha256 from meta.published_releases order by rowid"
+        ).fetchall()
 
 
 def _log(warehouse: Path) -> list[tuple[str, str]]:
@@ -112,11 +114,19 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     changed = make_release(releases / "a-changed", release_id="fixture-a")
     responses = read_table(changed, "responses")
     content = ["Changed reply. " + text if text else text for text in responses["content"].to_pylist()]
-    rewrite_table(changed, "responses", responses.set_column(responses.schema.get_field_index("content"), "content", pa.array(content, pa.string())))
+    rewrite_table(
+        changed,
+        "responses",
+        responses.set_column(responses.schema.get_field_index("content"), "content", pa.array(content, pa.string())),
+    )
     bad = make_release(releases / "bad-weight", release_id="fixture-bad")
     criteria = read_table(bad, "criteria")
     weights = [0] + criteria["weight"].to_pylist()[1:]
-    rewrite_table(bad, "criteria", criteria.set_column(criteria.schema.get_field_index("weight"), "weight", pa.array(weights, pa.int32())))
+    rewrite_table(
+        bad,
+        "criteria",
+        criteria.set_column(criteria.schema.get_field_index("weight"), "weight", pa.array(weights, pa.int32())),
+    )
 
     warehouse = root / "warehouse" / "distressbench.duckdb"
     warehouse.parent.mkdir()
@@ -149,7 +159,12 @@ def test_identical_release_is_a_noop_even_waiting_for_the_lock_and_with_a_writer
     warehouse, layout = shared.warehouse, shared.layout
     before, files_before = _snapshot(warehouse), sorted(layout.builds_dir.iterdir())
     writer = subprocess.Popen(  # an analyst who forgot read_only: the build cannot even read the file
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(300)", str(warehouse)],
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(300)",
+            str(warehouse),
+        ],
         stdout=subprocess.PIPE,
     )
     result: list[tuple[int, str, str]] = []
@@ -180,7 +195,7 @@ def test_identical_release_is_a_noop_even_waiting_for_the_lock_and_with_a_writer
 
 
 def test_a_release_failing_the_gate_changes_nothing(shared: Shared, capsys: pytest.CaptureFixture[str]) -> None:
-    warehouse, layout = shared.warehouse, shared.layout
+    warehouse = shared.warehouse
     before = _snapshot(warehouse)
     code, out, err = _build(capsys, shared.release("bad-weight"), warehouse)
     assert code == 1
@@ -202,7 +217,9 @@ def test_a_failing_dbt_test_fails_the_build_at_the_dbt_stage(
     for name in ("dbt_project.yml", "profiles.yml"):
         shutil.copy(paths.PROJECT_ROOT / name, project / name)
     for name in ("models", "seeds", "macros", "tests"):
-        shutil.copytree(paths.PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("python", "__pycache__"))
+        shutil.copytree(
+            paths.PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("python", "__pycache__")
+        )
     (project / "tests" / "always_fails.sql").write_text("select * from {{ ref('stg_release__models') }}\n")
     monkeypatch.setattr(paths, "PROJECT_ROOT", project)
     warehouse = shared.warehouse
@@ -257,7 +274,7 @@ def test_an_open_reader_keeps_its_release_while_new_sessions_see_the_next(
     shared: Shared, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Also the rebuild after the killed build above: a full build succeeds."""
-    warehouse, layout = shared.warehouse, shared.layout
+    warehouse = shared.warehouse
     old_target = warehouse.resolve()
     reader = duckdb.connect(str(warehouse), read_only=True)
     assert reader.sql("select distinct release_id from marts.model_scores").fetchall() == [("fixture-a",)]
@@ -289,7 +306,9 @@ def test_a_release_id_published_with_other_content_needs_force(
     assert _release_ids(warehouse) == ["fixture-a"]
     assert _meta(warehouse)[-1] == ("fixture-a", manifest_sha256(changed))
     with duckdb.connect(str(warehouse), read_only=True) as connection:
-        (n_changed,) = connection.execute("select count(*) from staging.stg_release__responses where response_text like 'Changed reply.%'").fetchone()
+        (n_changed,) = connection.execute(
+            "select count(*) from staging.stg_release__responses where response_text like 'Changed reply.%'"
+        ).fetchone()
     assert n_changed == len(read_table(changed, "responses")) - 1  # all but the empty reply
 
 

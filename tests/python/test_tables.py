@@ -66,7 +66,9 @@ def _latex_rows(path: Path) -> list[list[str]]:
     body = path.read_text(encoding="utf-8").split(r"\bottomrule")[0]
     lines = body.split("\n")
     start = min(i for i, line in enumerate(lines) if line.endswith(r"\\") and "\\midrule" in lines[i + 1])
-    return [re.split(r"(?<!\\)&", line.removesuffix(r"\\").strip()) for line in lines[start + 1 :] if line.endswith(r"\\")]
+    return [
+        re.split(r"(?<!\\)&", line.removesuffix(r"\\").strip()) for line in lines[start + 1 :] if line.endswith(r"\\")
+    ]
 
 
 def _percent(cell: str) -> float:
@@ -87,7 +89,15 @@ def _shown(cell: str, fraction: float) -> bool:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0.8885, "88.9"), (0.88849, "88.8"), (1.0, "100.0"), (0.0, "0.0"), (-0.00004, "0.0"), (-0.029, "−2.9"), (None, "—")],
+    [
+        (0.8885, "88.9"),
+        (0.88849, "88.8"),
+        (1.0, "100.0"),
+        (0.0, "0.0"),
+        (-0.00004, "0.0"),
+        (-0.029, "−2.9"),
+        (None, "—"),
+    ],
 )
 def test_pct_rounds_half_up_from_the_shortest_decimal(value: float | None, expected: str) -> None:
     assert pct(value) == expected
@@ -130,7 +140,9 @@ def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:
 def test_csv_t1_equals_corpus_stats(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
     rows = _csv(exported, "t1_corpus_stats")
     got = {(r["section"], r["item"], r["statistic"]): _num(r["value"]) for r in rows}
-    expected = {(s, i, t): v for s, i, t, v in _rows(marts, "select section, item, statistic, value from marts.corpus_stats")}
+    expected = {
+        (s, i, t): v for s, i, t, v in _rows(marts, "select section, item, statistic, value from marts.corpus_stats")
+    }
     assert len(rows) == len(expected)
     assert got == expected
 
@@ -164,7 +176,9 @@ def test_csv_t3_equals_dimension_marts(exported: dict[str, Path], marts: duckdb.
         assert _num(by_model[model][dimension]) == score
     best = next(r for r in rows if r["row_group"] == "best")
     median = next(r for r in rows if r["row_group"] == "median")
-    for dimension, best_score, median_score in _rows(marts, "select dimension, best_score, median_score from marts.dimension_summary"):
+    for dimension, best_score, median_score in _rows(
+        marts, "select dimension, best_score, median_score from marts.dimension_summary"
+    ):
         assert _num(best[dimension]) == best_score
         assert _num(median[dimension]) == median_score
 
@@ -225,7 +239,9 @@ def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.
 # --------------------------------------------------------------------------- Markdown and LaTeX
 
 
-def test_markdown_t2_one_row_per_model_plus_reference(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+def test_markdown_t2_one_row_per_model_plus_reference(
+    exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
+) -> None:
     header, body = _md_table(exported["md"] / "t2_leaderboard.md")
     assert header == ["Rank", "Model", "Score (%) [95% CI]", "Tie group", "Rank [95% CI]", "P(rank 1) (%)"]
     expected = _rows(
@@ -234,7 +250,7 @@ def test_markdown_t2_one_row_per_model_plus_reference(exported: dict[str, Path],
         "order by kind = 'clinician_reference', score desc, model_id",
     )
     assert len(body) == len(expected) == len(DISPLAY_NAMES)
-    for cells, (name, rank, score, low, high, kind) in zip(body, expected):
+    for cells, (name, rank, score, low, high, kind) in zip(body, expected, strict=False):
         assert len(cells) == len(header)
         assert cells[1] == name  # escaped pipes read back
         assert cells[0] == ("—" if kind == "clinician_reference" else str(rank))
@@ -244,7 +260,9 @@ def test_markdown_t2_one_row_per_model_plus_reference(exported: dict[str, Path],
     assert body[-1][1] == "Clinician reference" and body[-1][3] == "—"
 
 
-def test_markdown_t3_seven_dimensions_and_summary_rows(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+def test_markdown_t3_seven_dimensions_and_summary_rows(
+    exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
+) -> None:
     header, body = _md_table(exported["md"] / "t3_dimension_scores.md")
     seeds = _rows(
         marts,
@@ -300,7 +318,7 @@ def test_latex_tables_have_the_expected_rows_and_columns(exported: dict[str, Pat
     for stem, (n_rows, n_columns) in expected.items():
         text = (exported["latex"] / f"{stem}.tex").read_text(encoding="utf-8")
         assert text.count(r"\toprule") == text.count(r"\bottomrule") == 1
-        assert re.search(r"\\begin\{tabular\}\{[lr]{%d}\}" % n_columns, text), stem
+        assert re.search(r"\\begin\{tabular\}\{[lr]{" + str(n_columns) + r"}\}", text), stem
         rows = _latex_rows(exported["latex"] / f"{stem}.tex")
         assert len(rows) == n_rows, stem
         assert all(len(r) == n_columns for r in rows), stem

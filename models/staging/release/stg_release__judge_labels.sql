@@ -10,7 +10,7 @@ final as (
         criterion_id,
         judge_id,
         sample_index,
-        met as is_met,
+        met as is_met
     from source
 )
 

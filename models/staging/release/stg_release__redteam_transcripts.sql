@@ -1,5 +1,5 @@
 {#- The red-team annex is optional: a release without the file reads as an empty annex. -#}
-{%- set annex_path = env_var('DISTRESSBENCH_RELEASE', 'data/releases/synthetic-default') ~ '/redteam_transcripts.parquet' -%}
+{%- set annex_path = env_var('DISTRESSBENCH_RELEASE', var('default_release_dir')) ~ '/redteam_transcripts.parquet' -%}
 {%- set has_annex = true -%}
 {%- if execute -%}
     {%- set found = run_query("select count(*) from glob('" ~ annex_path | replace("'", "''") ~ "')") -%}
@@ -9,9 +9,9 @@
 with
 
 {% if has_annex -%}
-source as (
-    select * from {{ source('release', 'redteam_transcripts') }}
-),
+    source as (
+        select * from {{ source('release', 'redteam_transcripts') }}
+    ),
 {%- else -%}
 source as (
     select
@@ -30,7 +30,7 @@ final as (
         turn_index,
         role,
         content as turn_text,
-        model_id,
+        model_id
     from source
 )
 
