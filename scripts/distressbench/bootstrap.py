@@ -382,9 +382,12 @@ class _Words:
         return words if pending is None else np.concatenate([pending, words])
 
 
-def _lemire(words: np.ndarray, n_tasks: int, threshold: int) -> tuple[np.ndarray, np.ndarray]:
-    """(indices, skipped): (w * n_tasks) >> 32 per word as int64, and the positions of skipped words."""
-    product = np.multiply(words, np.uint64(n_tasks), dtype=np.uint64)
+def _lemire(
+    words: np.ndarray, n_tasks: int, threshold: int, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, skipped): (w * n_tasks) >> 32 per word as int64 (in `out`, a uint64 buffer, when
+    given: a fresh array costs more than the product), and the positions of skipped words."""
+    product = np.multiply(words, np.uint64(n_tasks), dtype=np.uint64, out=None if out is None else out[: len(words)])
     skipped = np.flatnonzero(product.view(np.uint32)[_LOW::2] < threshold) if threshold else np.empty(0, np.int64)
     np.right_shift(product, np.uint64(32), out=product)
     return product.view(np.int64), skipped
@@ -398,14 +401,15 @@ def _count_stretches(
     Returns per row the skipped words' positions and the first and last _WINDOW indices
     (-1 for a skipped word)."""
     words = _Words(origin, starts[rows.start])
+    buffer = np.empty(max(starts[b + 1] - starts[b] for b in rows), dtype=np.uint64)
     out = []
     for b in rows:
-        index, skipped = _lemire(words.read(starts[b + 1] - starts[b]), n_tasks, threshold)
+        index, skipped = _lemire(words.read(starts[b + 1] - starts[b]), n_tasks, threshold, buffer)
         row = np.bincount(index, minlength=n_tasks)
         if len(skipped):
             np.subtract.at(row, index[skipped], 1)
             index[skipped] = -1
-        counts[b] = row
+        np.multiply(row, 1.0, out=counts[b])  # a ufunc casts without holding the GIL
         out.append((skipped + starts[b], index[:_WINDOW].copy(), index[-_WINDOW:].copy()))
     return out
 
