@@ -67,6 +67,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from distressbench.contract import MODEL_KINDS
 
@@ -185,9 +187,11 @@ def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _codes_in(column: pd.Series, ids: np.ndarray) -> np.ndarray:
-    """Codes of column's values in ids (-1 when absent), looking up distinct values only."""
-    codes, uniques = pd.factorize(column)
-    return pd.Index(ids).get_indexer(np.asarray(uniques, dtype=object)).astype(np.int64)[codes]
+    """Codes of column's values in ids (-1 when absent): one hash look-up per row in Arrow."""
+    array = column.array
+    values = array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
+    found = pc.index_in(values, value_set=pa.array(ids).cast(values.type))
+    return found.fill_null(-1).to_numpy().astype(np.int64)
 
 
 def _duplicates(keys: np.ndarray, n_keys: int) -> np.ndarray:
@@ -304,34 +308,33 @@ def _dimension_blocks(
     n, m, k = len(task_ids), len(model_ids), len(dimensions)
     ranked = np.flatnonzero(model_is_ranked)
 
-    pair = t * k + d
-    duplicates = _duplicates(pair * m + mo, n * k * m)
+    pair = d * n + t  # dimension-major, the order of the blocks below
+    duplicates = _duplicates(pair * m + mo, k * n * m)
     if len(duplicates):
         keys = [(model_ids[mo[i]], task_ids[t[i]], dimensions[d[i]]) for i in duplicates[:_EXAMPLES]]
         raise _fail(table, "duplicate (model_id, task_id, dimension) row(s)", len(duplicates), keys)
-    is_ranked = model_is_ranked[mo]
-    rows_per_pair = np.bincount(pair, minlength=n * k)
-    ranked_per_pair = np.bincount(pair, weights=is_ranked, minlength=n * k)
+    rows_per_pair = np.bincount(pair, minlength=k * n)
+    ranked_per_pair = np.bincount(pair, weights=model_is_ranked[mo], minlength=k * n)
     short = np.flatnonzero((rows_per_pair > 0) & (ranked_per_pair != len(ranked)))
     if len(short):
         examples = [
-            f"({task_ids[p // k]!r}, {dimensions[p % k]!r}) has {int(ranked_per_pair[p])} of {len(ranked)}"
+            f"({task_ids[p % n]!r}, {dimensions[p // n]!r}) has {int(ranked_per_pair[p])} of {len(ranked)}"
             for p in short[:_EXAMPLES]
         ]
         raise BootstrapInputError(
             f"{table}: {len(short)} (task_id, dimension) pair(s) lack a row for some model of kind 'model' "
             f"(a task that has a dimension needs a row for every ranked model); e.g. {'; '.join(examples)}"
         )
-    # One n_tasks x (n_ranked + 1) block per dimension: ranked models' scores, then the mask.
-    position = np.full(m, -1)
-    position[ranked] = np.arange(len(ranked))
+    # One n_tasks x (n_ranked + 1) block per dimension: ranked models' scores, then the mask
+    # (the pair has rows, hence one for every ranked model). Other models' rows land in a
+    # scratch slot that is cut off, so every row is placed by one flat scattered write.
     width = len(ranked) + 1
-    rows = np.flatnonzero(is_ranked)
-    cell = (d[rows] * n + t[rows]) * width  # flat offsets: one scattered write per row is cheapest
-    blocks = np.zeros(k * n * width)
-    blocks[cell + position[mo[rows]]] = scores[rows]
-    blocks[cell + width - 1] = 1.0
-    return tuple(str(x) for x in dimensions), list(blocks.reshape(k, n, width))
+    slot = np.full(m, width)
+    slot[ranked] = np.arange(len(ranked))
+    blocks = np.zeros((k * n, width + 1))
+    blocks.reshape(-1)[pair * (width + 1) + slot[mo]] = scores
+    blocks[:, width - 1] = rows_per_pair > 0
+    return tuple(str(x) for x in dimensions), list(blocks.reshape(k, n, width + 1)[:, :, :width])
 
 
 def _exact_grid(design: np.ndarray, n_tasks: int) -> tuple[np.ndarray, np.ndarray]:
@@ -341,11 +344,12 @@ def _exact_grid(design: np.ndarray, n_tasks: int) -> tuple[np.ndarray, np.ndarra
     the column scaled by 2**e so that this bound is <= 2**52, every product and partial sum is
     an integer below 2**53, hence exact in float64 in any summation order.
     """
-    top = np.abs(design).max(axis=0)
+    top = design.max(axis=0)  # every column is >= 0 (scores in [0, 1], masks and counts)
     with np.errstate(divide="ignore"):
         exponent = np.where(top > 0, 52 - np.ceil(np.log2(n_tasks * np.where(top > 0, top, 1.0))), 0)
     exponent = exponent.astype(np.int64)
-    return np.rint(np.ldexp(design, exponent)), np.ldexp(1.0, -exponent)
+    np.rint(np.ldexp(design, exponent, out=design), out=design)  # in place: design is ours
+    return design, np.ldexp(1.0, -exponent)
 
 
 # --------------------------------------------------------------------------- draws
