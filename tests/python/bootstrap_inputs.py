@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 from distressbench.bootstrap import RANKED_KIND, REFERENCE_KIND
 
 

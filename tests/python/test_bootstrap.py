@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from bootstrap_inputs import random_inputs
 from distressbench import bootstrap
 from distressbench.bootstrap import (
