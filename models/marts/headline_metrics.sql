@@ -27,6 +27,14 @@ bootstrap as (
     select * from {{ ref('int_bootstrap_resampled') }}
 ),
 
+judge_calibration as (
+    select * from {{ ref('judge_calibration') }}
+),
+
+judge_agreement as (
+    select * from {{ ref('judge_agreement') }}
+),
+
 model_summary as (
     select
         release_id,
@@ -110,12 +118,56 @@ dimension_metrics as (
     from dimension_summary
 ),
 
+judge_metrics as (
+    select
+        release_id,
+        'judge_kappa' as metric,
+        kappa as value,
+        kappa_ci_low as ci_low,
+        kappa_ci_high as ci_high
+    from judge_calibration
+    where dimension = 'all'
+    union all
+    select
+        release_id,
+        'judge_alpha' as metric,
+        krippendorff_alpha as value,
+        cast(null as {{ type_double() }}) as ci_low,
+        cast(null as {{ type_double() }}) as ci_high
+    from judge_agreement
+    where dimension = 'all'
+),
+
+intervals as (
+    -- each metric's interval, by the registry's interval_source ('none': no interval)
+    select
+        statistic as metric,
+        'task_bootstrap' as interval_source,
+        ci_low,
+        ci_high
+    from bootstrap
+    where model_id is null
+    union all
+    select
+        metric,
+        'calibration_bootstrap' as interval_source,
+        ci_low,
+        ci_high
+    from judge_metrics
+),
+
 unioned as (
     select * from model_metrics
     union all
     select * from routing_metrics
     union all
     select * from turn_type_metrics
+    union all
+    select
+        release_id,
+        metric,
+        value
+    from judge_metrics
     union all
     select * from dimension_metrics
 ),
@@ -126,17 +178,17 @@ final as (
         unioned.metric,
         registry.display_order,
         unioned.value,
-        bootstrap.ci_low,
-        bootstrap.ci_high,
+        intervals.ci_low,
+        intervals.ci_high,
         registry.paper_value,
         unioned.value - registry.paper_value as difference_from_paper
     from unioned
     left join registry
         on unioned.metric = registry.metric
-    left join bootstrap
+    left join intervals
         on
-            unioned.metric = bootstrap.statistic
-            and bootstrap.model_id is null
+            unioned.metric = intervals.metric
+            and registry.interval_source = intervals.interval_source
 )
 
 select * from final

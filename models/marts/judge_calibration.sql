@@ -14,6 +14,10 @@ adjudicated as (
     select * from {{ ref('int_calibration_labels_adjudicated') }}
 ),
 
+resampled as (
+    select * from {{ ref('int_calibration_resampled') }}
+),
+
 pairs as (
     select
         verdicts.dimension,
@@ -98,8 +102,25 @@ final as (
         (chance.agreement - chance.chance_agreement) / nullif(1 - chance.chance_agreement, 0) as kappa,
         chance.tp / nullif(chance.tp + chance.fp, 0) as precision,
         chance.tp / nullif(chance.tp + chance.fn, 0) as recall,
-        2 * chance.tp / nullif(2 * chance.tp + chance.fp + chance.fn, 0) as f1
+        2 * chance.tp / nullif(2 * chance.tp + chance.fp + chance.fn, 0) as f1,
+        resampled.agreement_ci_low,
+        resampled.agreement_ci_high,
+        resampled.kappa_ci_low,
+        resampled.kappa_ci_high,
+        resampled.f1_ci_low,
+        resampled.f1_ci_high,
+        cast({{ var('calibration_kappa_floor') }} as {{ type_double() }}) as kappa_floor,
+        cast({{ var('calibration_min_pairs') }} as {{ dbt.type_bigint() }}) as min_pairs,
+        -- the judge is trusted on the dimension: kappa at least the floor, on enough pairs
+        coalesce(
+            (chance.agreement - chance.chance_agreement) / nullif(1 - chance.chance_agreement, 0)
+            >= {{ var('calibration_kappa_floor') }},
+            false
+        )
+        and chance.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
     from chance
+    left join resampled
+        on chance.dimension = resampled.dimension
 )
 
 select * from final

@@ -298,3 +298,52 @@ def calibration(t7: Table) -> bytes:
         right.set_title("Cohen's κ")
         right.tick_params(axis="y", length=0)
         return _svg(fig)
+
+
+def judge_reliability(j1: Table) -> bytes:
+    """Per dimension: Cohen's kappa against the clinicians with its 95% interval, against the
+    calibration floor (dimensions that miss it in red, hollow), and Krippendorff's alpha."""
+    rows = j1.records()
+    labels = [str(r["label"]) for r in rows]
+    with plt.rc_context(STYLE):
+        fig = _figure(8, 1.4 + 0.42 * max(len(rows), 1))
+        left, right = fig.subplots(1, 2, sharey=True, width_ratios=(2.2, 1.3))
+        y = np.arange(len(rows), dtype=float)
+        floors = {float(r["kappa_floor"]) for r in rows if r["kappa_floor"] is not None}
+        for floor in sorted(floors):
+            left.axvline(floor, color=REFERENCE, ls="--", lw=0.9, zorder=1)
+            left.annotate(f"floor {ratio(floor)}", (floor, -0.6), xytext=(3, 0), textcoords="offset points",
+                          color=REFERENCE, fontsize=8, va="center")
+        for yi, row in zip(y, rows, strict=True):
+            colour = MODEL if row["meets_calibration_floor"] else REFERENCE
+            low, high = row["kappa_ci_low"], row["kappa_ci_high"]
+            if low is not None and high is not None:
+                left.plot([low, high], [yi, yi], color=colour, lw=1.6, zorder=2)
+            if row["kappa"] is not None:
+                face = colour if row["meets_calibration_floor"] else "white"
+                left.plot([row["kappa"]], [yi], "o", color=colour, markerfacecolor=face, ms=6, zorder=3)
+            label = ratio(row["kappa"]) + ("" if row["meets_calibration_floor"] else " (misses floor)")
+            where = 0.0 if row["kappa"] is None else max(float(row["kappa"]), float(high if high is not None else 0))
+            left.annotate(label, (where, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
+        left.set_yticks(y, [f"{label} (n = {r['n']})" for label, r in zip(labels, rows, strict=True)])
+        left.invert_yaxis()
+        kappas = [v for r in rows for v in (r["kappa"], r["kappa_ci_low"]) if v is not None]
+        low_end = min([0.0, *kappas]) - 0.05
+        left.set_xlim(low_end, 1.45)
+        left.set_xticks([t for t in (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0) if t >= low_end])
+        left.axvline(0, color="#999999", lw=0.6)
+        left.set_xlabel("Cohen's κ against the clinicians, 95% bootstrap interval")
+        left.set_title("Judge vs clinicians")
+        left.tick_params(axis="y", length=0)
+        alpha = np.array([np.nan if r["krippendorff_alpha"] is None else float(r["krippendorff_alpha"]) for r in rows])
+        right.barh(y, np.nan_to_num(alpha), 0.6, color=LIGHT, edgecolor=MODEL, lw=0.6)
+        for yi, row, value in zip(y, rows, alpha, strict=True):
+            where = (0.0 if np.isnan(value) else max(value, 0.0), yi)
+            right.annotate(ratio(row["krippendorff_alpha"]), where, xytext=(4, 0), textcoords="offset points",
+                           va="center", fontsize=8)
+        right.set_xlim(min(0.0, float(np.nanmin(alpha, initial=0.0))) - 0.05, 1.35)
+        right.axvline(0, color="#999999", lw=0.6)
+        right.set_xlabel("Krippendorff's α (self-consistency)")
+        right.set_title("Judge vs itself")
+        right.tick_params(axis="y", length=0)
+        return _svg(fig)

@@ -57,6 +57,22 @@ class Section:
     heading: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # a title naming what the marts hold
 
 
+def _judge_reliability() -> Section:
+    """How far the judge's verdicts can be trusted: against the clinicians (kappa with its
+    interval, against the calibration floor), against itself (alpha), and how much the
+    leaderboard moves when only one judge or one sample decides."""
+    return Section(
+        "judge-reliability", "Judge reliability",
+        "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked † "
+        "wherever its scores appear (tables T3 and P and their figures).",
+        (FigureSpec("fig-judge-reliability", "J1", figures.judge_reliability,
+                    "Cohen's κ of the judge against the clinicians' majority label per dimension, with its 95% "
+                    "bootstrap interval, against the calibration floor (dashed; red hollow points miss it), and "
+                    "Krippendorff's α of the judge's own labels."),),
+        ("J1", "J3", "J2"),
+    )
+
+
 SECTIONS: tuple[Section, ...] = (
     Section(
         "paper", "Headline metrics and the paper",
@@ -109,6 +125,7 @@ SECTIONS: tuple[Section, ...] = (
         ("T7",),
     ),
     Section("changes", "Changes since the previous release", "", (), (), body=changes_section, heading=changes_title),
+    _judge_reliability(),
     Section("cases", "Cases", "", (), (), body=cases_section),
     Section("corpus", "Corpus", "", (), ("T1",)),
     Section("annex", "Red-team annex", "", (), ("A1",)),

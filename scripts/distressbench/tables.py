@@ -107,6 +107,12 @@ def _interval(low: Any, high: Any) -> str:
     return f"[{count(low)}, {count(high)}]"
 
 
+def _ratio_ci(value: Any, low: Any, high: Any) -> str:
+    if low is None or high is None:
+        return ratio(value)
+    return f"{ratio(value)} [{ratio(low)}, {ratio(high)}]"
+
+
 def _statistic(value: Any, unit: Any) -> str:
     return f"{pct(value)}%" if unit == "share" and value is not None else count(value)
 
@@ -119,6 +125,7 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "pp": pp,
     "ratio": ratio,
     "interval": _interval,
+    "ratio_ci": _ratio_ci,
     "statistic": _statistic,
 }
 
@@ -225,6 +232,15 @@ DIMENSION_COLUMNS = ("rpt_dimension_columns", "dimension_id", "label", "display_
 
 _MODEL = Column("Model", "text", ("label",))
 
+# A dimension whose judge misses the calibration floor carries FLOOR_MARK in its labels; the
+# reporting models put it there (rpt_dimension_columns.floor_mark), the captions explain it.
+FLOOR_MARK = "†"
+_FLOOR_NOTE = (
+    f" {FLOOR_MARK}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
+    "below the floor, or too few calibrated pairs; table J1), so its scores rest on a judge not shown to be "
+    "trustworthy there."
+)
+
 T1 = TableSpec(
     key="T1",
     slug="corpus_stats",
@@ -268,6 +284,7 @@ T3 = TableSpec(
         "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
         "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
         "back. Best and median are over ranked models (the median of an even count is the mean of the middle two)."
+        + _FLOOR_NOTE
     ),
     model="rpt_dimension_scores",
     columns=(_MODEL,),
@@ -381,7 +398,9 @@ P = TableSpec(
     title="Comparison with the paper",
     caption=(
         "Headline metrics of this release (%) with 95% bootstrap intervals, the value the paper reports, and the "
-        "difference (this release minus the paper, in percentage points)."
+        "difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
+        "Krippendorff's α are ratios, shown × 100."
+        + _FLOOR_NOTE
     ),
     model="rpt_paper_comparison",
     columns=(
@@ -392,7 +411,87 @@ P = TableSpec(
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P)
+J1 = TableSpec(
+    key="J1",
+    slug="judge_reliability",
+    title="Judge reliability by dimension",
+    caption=(
+        "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
+        "clinician ties dropped): Cohen's κ, agreement and F1 (%) with 95% bootstrap intervals (tasks resampled); "
+        "a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, 0.65 by "
+        "default) on at least calibration_min_pairs (80) pairs. Against itself (reply × criterion pairs of "
+        "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
+        "tied (decided by the tie rule), the observed agreement between labels of a pair (%) and "
+        "Krippendorff's α (nominal; — when undefined)."
+    ),
+    model="rpt_judge_reliability",
+    columns=(
+        Column("Dimension", "text", ("label",)),
+        Column("Calibrated pairs", "count", ("n",), group="Against the clinicians"),
+        Column("Cohen's κ [95% CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high"),
+               group="Against the clinicians", latex_header=r"Cohen's $\kappa$ [95\% CI]"),
+        Column("Meets floor", "text", ("meets_floor_label",), group="Against the clinicians"),
+        Column("Agreement (%) [95% CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high"),
+               group="Against the clinicians", latex_header=r"Agreement (\%) [95\% CI]"),
+        Column("F1 (%) [95% CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"),
+               group="Against the clinicians", latex_header=r"F1 (\%) [95\% CI]"),
+        Column("Pairs with ≥ 2 labels", "count", ("n_consistency_pairs",), group="Against itself"),
+        Column("Unanimous (%)", "pct", ("unanimous_share",), group="Against itself", latex_header=r"Unanimous (\%)"),
+        Column("Tied (%)", "pct", ("tie_share",), group="Against itself", latex_header=r"Tied (\%)"),
+        Column("Observed agreement (%)", "pct", ("observed_agreement",), group="Against itself",
+               latex_header=r"Observed agreement (\%)"),
+        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",), group="Against itself",
+               latex_header=r"Krippendorff's $\alpha$"),
+    ),
+    wide=True,
+)
+
+J2 = TableSpec(
+    key="J2",
+    slug="ranking_sensitivity",
+    title="Ranking sensitivity to the judge",
+    caption=(
+        "The leaderboard recomputed from a subset of the judge labels: each judge alone (all its samples, majority "
+        "with the tie rule) and each single sample of a judge. Coverage (%): the reply × criterion pairs the subset "
+        "labels. For a subset that labels every pair: the best and median ranked model score (%) under it, "
+        "Kendall's τ-b between the ranked models' scores under it and their published scores, the ranked models "
+        "whose rank changes and the largest change; — for a subset that does not cover every pair."
+    ),
+    model="rpt_ranking_sensitivity",
+    columns=(
+        Column("Labels", "text", ("label",)),
+        Column("Coverage (%)", "pct", ("coverage",), latex_header=r"Coverage (\%)"),
+        Column("Best model (%)", "pct", ("best_model_score",), latex_header=r"Best model (\%)"),
+        Column("Median model (%)", "pct", ("median_model_score",), latex_header=r"Median model (\%)"),
+        Column("Kendall's τ-b", "ratio", ("kendall_tau_b",), latex_header=r"Kendall's $\tau_b$"),
+        Column("Rank changes", "count", ("n_rank_changes",)),
+        Column("Largest rank change", "count", ("max_rank_change",)),
+    ),
+)
+
+J3 = TableSpec(
+    key="J3",
+    slug="judge_agreement_by_judge",
+    title="Judge self-consistency by judge",
+    caption=(
+        "Each judge against itself over all criteria: the reply × criterion pairs of non-empty replies with at "
+        "least two labels of that judge, the share whose labels all agree, the share tied, the observed agreement "
+        "between labels of a pair (%) and Krippendorff's α (nominal; — when undefined). The first row pools every "
+        "judge's labels of a pair."
+    ),
+    model="rpt_judge_agreement_by_judge",
+    columns=(
+        Column("Judge", "text", ("label",)),
+        Column("Pairs with ≥ 2 labels", "count", ("n_pairs",)),
+        Column("Labels", "count", ("n_labels",)),
+        Column("Unanimous (%)", "pct", ("unanimous_share",), latex_header=r"Unanimous (\%)"),
+        Column("Tied (%)", "pct", ("tie_share",), latex_header=r"Tied (\%)"),
+        Column("Observed agreement (%)", "pct", ("observed_agreement",), latex_header=r"Observed agreement (\%)"),
+        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",), latex_header=r"Krippendorff's $\alpha$"),
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2, J3)
 
 # --------------------------------------------------------------------------- loading
 
@@ -519,6 +618,11 @@ _LATEX_SPECIAL = {
     MINUS: "$-$",
     MISSING: "---",
     "×": r"$\times$",
+    "†": r"$^{\dagger}$",
+    "κ": r"$\kappa$",
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "≥": r"$\geq$",
     "\n": " ",
     "\r": " ",
 }

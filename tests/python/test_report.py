@@ -87,10 +87,10 @@ def test_report_fetches_nothing_from_the_network(report: Path, parsed: _Collect)
 def test_report_holds_every_table_and_figure(parsed: _Collect) -> None:
     ids = [a.get("id") for _, a in parsed.tags if a.get("id")]
     assert len(ids) == len(set(ids))
-    assert set(FIGURE_IDS) <= set(ids) and len(FIGURE_IDS) == 7
-    assert {html_id(spec) for spec in TABLES} <= set(ids) and len(TABLES) == 9
+    assert set(FIGURE_IDS) <= set(ids) and len(FIGURE_IDS) == 8
+    assert {html_id(spec) for spec in TABLES} <= set(ids) and len(TABLES) == 12
     images = [a for tag, a in parsed.tags if tag == "img"]
-    assert len(images) == 7
+    assert len(images) == 8
     for image in images:
         svg = base64.b64decode(str(image["src"]).split(",", 1)[1]).decode("utf-8")
         assert "<svg" in svg and "matplotlib" in svg.lower()

@@ -266,8 +266,14 @@ def test_markdown_t3_seven_dimensions_and_summary_rows(
     exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
 ) -> None:
     header, body = _md_table(exported["md"] / "t3_dimension_scores.md")
-    seeds = _rows(marts, "select label, kind from reference.dimensions order by display_order")
-    assert header == ["Model"] + [f"{label} ({kind})" for label, kind in seeds]
+    seeds = _rows(
+        marts,
+        "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
+        "inner join marts.judge_calibration as c on c.dimension = d.dimension_id order by d.display_order",
+    )
+    marks = ["" if meets else f" {tables.FLOOR_MARK}" for _, _, meets in seeds]
+    shown = [f"{label}{mark} ({kind})" for (label, kind, _), mark in zip(seeds, marks, strict=True)]
+    assert header == ["Model", *shown]
     labels = [cells[0] for cells in body]
     n_models = len(DISPLAY_NAMES) - 1
     assert labels[n_models:] == ["Best", "Median", "Clinician reference"]
