@@ -1,6 +1,7 @@
 {#- A mart of mean cell scores per group (a turn type, a subcategory): one row per model and
     group, plus one pooled row per group over all cells of models of kind 'model'; the body of
-    turn_type_scores and subcategory_scores, which differ only in the group column. -#}
+    turn_type_scores and subcategory_scores, which differ only in the group column. The means
+    are exact_mean's: independent of row order and thread count. -#}
 {% macro cell_score_means(group_column) %}
 with
 
@@ -16,7 +17,7 @@ per_model as (
         {{ group_column }},
         count(distinct task_id) as n_tasks,
         count(*) as n_cells,
-        avg(score) as score
+        {{ exact_mean('score') }} as score
     from cells
     group by model_id, kind, {{ group_column }}
 ),
@@ -29,7 +30,7 @@ pooled as (
         {{ group_column }},
         count(distinct task_id) as n_tasks,
         count(*) as n_cells,
-        avg(score) as score
+        {{ exact_mean('score') }} as score
     from cells
     where is_ranked
     group by {{ group_column }}

@@ -19,7 +19,7 @@ scored as (
         model_id,
         dimension,
         count(*) as n_tasks,
-        avg(score) as score
+        {{ exact_mean('score') }} as score
     from cell_dimensions
     group by model_id, dimension
 ),

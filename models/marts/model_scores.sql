@@ -1,4 +1,5 @@
-{#- model score = mean of the model's cell scores over all tasks; rank among kind 'model'. -#}
+{#- model score = mean of the model's cell scores over all tasks (exact_mean: identical cells give
+    bitwise-identical scores, hence one rank); rank among kind 'model'. -#}
 with
 
 models as (
@@ -21,7 +22,7 @@ scored as (
     select
         model_id,
         count(*) as n_tasks,
-        avg(score) as score
+        {{ exact_mean('score') }} as score
     from cells
     group by model_id
 ),

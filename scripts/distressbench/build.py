@@ -1,7 +1,8 @@
 """`distressbench build`: gate, build into a new file, audit, publish atomically, log.
 
 The published warehouse path is a symlink to one immutable, fully built database file in
-`<stem>.builds/`. A build works in the folder `<stem>.builds/work-current/` (gate report,
+`<name>.builds/` (keyed by the full file name, so `w.duckdb` and `w.db` in one folder never
+share builds). A build works in the folder `<name>.builds/work-current/` (gate report,
 dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
 the audit) and only a rename of a fresh symlink over the published path publishes it, so
 analysts with the old file open keep reading it, new sessions see the new release, and a
@@ -10,11 +11,11 @@ The next build (under the lock) clears what a failed or killed build left behind
 
 What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
-can never disagree with the symlink; `<stem>.published_releases.jsonl` is a convenience
+can never disagree with the symlink; `<name>.published_releases.jsonl` is a convenience
 copy, rewritten from that table by every build.
 
 Speed: the work folder and the database path dbt sees are the same for every build (builds
-are serialised by the lock) and dbt keeps its target folder `<stem>.builds/dbt-target/`
+are serialised by the lock) and dbt keeps its target folder `<name>.builds/dbt-target/`
 between builds, so dbt parses the project partially instead of from scratch. The release
 build leaves out dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest
 run them), the staging tests tagged `gate_guaranteed` (the gate has just checked the
@@ -71,25 +72,39 @@ class StageFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class WarehouseLayout:
-    """Where a published warehouse keeps its builds, log and lock."""
+    """Where a published warehouse keeps its builds, log and lock: beside it, named after
+    its full file name."""
 
     published: Path
 
     @property
     def builds_dir(self) -> Path:
-        return self.published.parent / f"{self.published.stem}.builds"
+        return self.published.parent / f"{self.published.name}.builds"
 
     @property
     def log(self) -> Path:
-        return self.published.parent / f"{self.published.stem}.published_releases.jsonl"
+        return self.published.parent / f"{self.published.name}.published_releases.jsonl"
 
     @property
     def lock(self) -> Path:
-        return self.published.parent / f"{self.published.stem}.lock"
+        return self.published.parent / f"{self.published.name}.lock"
+
+    @property
+    def legacy_builds_dir(self) -> Path:
+        """Where builds lived when the folders were named after the stem alone."""
+        return self.published.parent / f"{self.published.stem}.builds"
 
     def current_build(self) -> Path | None:
         """The file the published path points at (or is), if it exists."""
         return self.published.resolve() if self.published.exists() else None
+
+    def is_own_link(self) -> bool:
+        """The published path is a symlink into this warehouse's builds folder."""
+        if not self.published.is_symlink():
+            return False
+        target = self.published.parent / os.readlink(self.published)
+        folders = {self.builds_dir.resolve(), self.legacy_builds_dir.resolve()}
+        return target.parent.resolve() in folders
 
 
 def _say(message: str) -> None:
@@ -387,8 +402,57 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
 UNSAFE_PATH_CHARACTERS = frozenset("*?[]'{}")
 
 
+# The longest name the layout puts beside the published path (see WarehouseLayout.log).
+_LONGEST_SUFFIX = ".published_releases.jsonl"
+_NAME_MAX = 255
+
+
+def _release_folder_above(path: Path) -> Path | None:
+    """The nearest folder at or above `path`'s folder that holds a release (manifest.json
+    or a table file of the contract)."""
+    markers = (contract.MANIFEST, *(contract.file_name(t) for t in contract.REQUIRED_TABLES))
+    for folder in path.parents:
+        if any(os.path.lexists(folder / marker) for marker in markers):
+            return folder
+    return None
+
+
+def warehouse_refusal(warehouse: Path) -> str | None:
+    """Why `warehouse` cannot be published to, or None. A build may only replace a
+    published warehouse of this project or a DuckDB file (kept beside its builds)."""
+    from distressbench.warehouse import is_duckdb_file
+
+    warehouse = warehouse.absolute()
+    layout = WarehouseLayout(warehouse)
+    if warehouse.is_dir():
+        return f"{warehouse} is a folder; --warehouse names the database file to publish"
+    if len((warehouse.name + _LONGEST_SUFFIX).encode()) > _NAME_MAX:
+        return f"the file name {warehouse.name!r} is too long (at most {_NAME_MAX - len(_LONGEST_SUFFIX)} bytes)"
+    if warehouse.parent.name.endswith(".builds"):
+        return f"{warehouse} is inside {warehouse.parent}, the builds folder of a warehouse; publish beside it"
+    release = _release_folder_above(warehouse)
+    if release is not None:
+        return f"{warehouse} is inside the release folder {release}; publish the warehouse somewhere else"
+    if not os.path.lexists(warehouse) or layout.is_own_link() or is_duckdb_file(warehouse):
+        return None
+    if warehouse.is_symlink():
+        return f"{warehouse} is a symlink to {os.readlink(warehouse)}, which is not a DuckDB database file"
+    return f"{warehouse} exists and is not a DuckDB database file; refusing to replace it"
+
+
+def _published_state(warehouse: Path) -> tuple[str | None, Path | None]:
+    """What the published path is now: its symlink target (None for a plain file) and the file it reaches."""
+    layout = WarehouseLayout(warehouse.absolute())
+    link = os.readlink(warehouse) if warehouse.is_symlink() else None
+    return link, layout.current_build()
+
+
 def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
     """The `distressbench build` command."""
+    refusal = warehouse_refusal(warehouse)
+    if refusal is not None:
+        print(f"build: {refusal}", file=sys.stderr)
+        return 2
     if release_dir is None:
         from distressbench.synth import ensure_default_release
 
@@ -404,11 +468,22 @@ def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> 
             file=sys.stderr,
         )
         return 2
+    before = _published_state(warehouse)
     try:
         database, published = build_release(release_dir, warehouse, force=force)
     except StageFailed as error:
         print(str(error), file=sys.stderr)
-        print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
+        after = _published_state(warehouse)  # said as it is now, whatever stage failed
+        if after == before:
+            print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
+        elif after[1] is None:
+            print(f"the published warehouse {warehouse} no longer reaches a database file", file=sys.stderr)
+        else:
+            print(
+                f"the published warehouse {warehouse} changed: it now points at {after[1].name} "
+                "(the new release is published; what failed came after the switch)",
+                file=sys.stderr,
+            )
         return 1
     if published:
         _say(f"published {warehouse} -> {database.name}")

@@ -40,7 +40,7 @@ from distressbench.manifest import manifest_sha256, read_manifest, sha256_of, wr
 SUBMISSION_TABLES = ("models", "responses", "judge_labels")
 OPTIONAL_SUBMISSION_TABLES = ("calibration_labels",)
 EXTENDED_TABLES = SUBMISSION_TABLES + OPTIONAL_SUBMISSION_TABLES
-MAX_RELEASE_ID = 100
+MAX_RELEASE_ID = contract.RELEASE_ID_MAX_LENGTH
 BATCH_ROWS = 1 << 17
 EXAMPLES = 5
 COMPRESSION = "zstd"

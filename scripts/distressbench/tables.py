@@ -553,11 +553,19 @@ def load_tables(connection: duckdb.DuckDBPyConnection, specs: Sequence[TableSpec
 # --------------------------------------------------------------------------- renderers
 
 
+# A text cell a spreadsheet would run as a formula starts with one of these; it is written
+# with a leading apostrophe. Numbers are never text here (they come as int, float or
+# Decimal from the marts), so a negative number stays a number and reads back exactly.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv_value(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
     return "" if value is None else value
 
 
@@ -571,7 +579,12 @@ def to_csv(table: Table) -> str:
 
 
 def _md_escape(value: str) -> str:
-    return " ".join(value.replace("\\", "\\\\").replace("|", "\\|").split()) if value else value
+    """A Markdown table cell: HTML escaped (renderers pass raw HTML through), backslashes and
+    pipes escaped, whitespace runs (newlines included) folded to one space."""
+    if not value:
+        return value
+    escaped = html.escape(value.replace("\\", "\\\\").replace("|", "\\|"), quote=False)
+    return " ".join(escaped.split())
 
 
 def to_markdown(table: Table) -> str:

@@ -5,6 +5,9 @@ column, and the offending key."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -806,3 +809,123 @@ def test_many_offenders_are_counted_and_capped(good_release: Path, capsys: pytes
     n = read_table(good_release, "judge_labels").num_rows
     assert line.split(": ")[1].startswith(f"{n} judge labels with a negative sample_index")
     assert line.endswith(f"and {n - 20} more")
+
+
+# --------------------------------------------------------------------------------------
+# hardening: inputs that crashed, hung or slipped through
+
+
+def _raw_manifest(release: Path) -> str:
+    return (release / "manifest.json").read_text(encoding="utf-8")
+
+
+def run_within(seconds: int, release: Path) -> tuple[int, str]:
+    """The gate in a child process, failing the test instead of hanging when it blocks."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "distressbench.cli", "gate", str(release)],
+                              capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError(f"the gate did not finish within {seconds} s") from error
+    return done.returncode, done.stdout
+
+
+@pytest.mark.parametrize("name", ["judge_labels.parquet", "redteam_transcripts.parquet"])
+def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_release: Path, name: str) -> None:
+    (good_release / name).unlink()
+    os.mkfifo(good_release / name)
+    code, out = run_within(60, good_release)  # the old gate blocked here, opening the FIFO
+    assert code == 1
+    assert f'"{name}" (a FIFO)' in fail_lines(out)["regular_files"]
+
+
+def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> None:
+    (good_release / "manifest.json").unlink()
+    os.mkfifo(good_release / "manifest.json")
+    code, out = run_within(60, good_release)
+    assert code == 1
+    assert "manifest.json is a FIFO, not a regular file" in fail_lines(out)["manifest_json"]
+
+
+def test_a_folder_named_like_a_release_file_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (good_release / "turns.parquet").unlink()
+    (good_release / "turns.parquet").mkdir()
+    code, out = run(good_release, capsys)
+    assert code == 1
+    assert '"turns.parquet" (a folder)' in fail_lines(out)["regular_files"]
+
+
+def test_a_deeply_nested_manifest_is_refused_by_name(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _raw_manifest(good_release)
+    (good_release / "manifest.json").write_text(text[:-2] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    line = assert_fails(good_release, capsys, "manifest_json", "nested 100001 deep", "at most 8")
+    assert "Traceback" not in line
+
+
+def test_a_manifest_with_a_repeated_key_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _raw_manifest(good_release)
+    (good_release / "manifest.json").write_text(text.replace('"release":', '"release": "other", "release":', 1))
+    assert_fails(good_release, capsys, "manifest_json", 'key "release" appears more than once')
+
+
+def test_a_huge_manifest_is_refused_before_parsing(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_manifest(good_release, padding="x" * (contract.MANIFEST_MAX_BYTES + 1))
+    assert_fails(good_release, capsys, "manifest_json", f"larger than {contract.MANIFEST_MAX_BYTES} bytes")
+
+
+def test_a_manifest_with_nan_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _raw_manifest(good_release)
+    (good_release / "manifest.json").write_text(text.replace('"schema_version": 1', '"schema_version": NaN', 1))
+    assert_fails(good_release, capsys, "manifest_json", "NaN is not a JSON number")
+
+
+@pytest.mark.parametrize(
+    "created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"]
+)
+def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, capsys: pytest.CaptureFixture[str],
+                                                  created_at: object) -> None:
+    path = good_release / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if created_at == "MISSING":
+        del manifest["created_at"]
+    else:
+        manifest["created_at"] = created_at
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert_fails(good_release, capsys, "manifest_created_at manifest.created_at", "ISO 8601",
+                 "missing" if created_at == "MISSING" else json.dumps(created_at))
+
+
+@pytest.mark.parametrize("created_at", ["2026-11-01T00:00:00Z", "2026-11-01T00:00:00+02:00", "2026-11-01 08:30:00.123"])
+def test_iso_8601_timestamps_pass(good_release: Path, capsys: pytest.CaptureFixture[str], created_at: str) -> None:
+    edit_manifest(good_release, created_at=created_at)
+    code, out = run(good_release, capsys)
+    assert code == 0, out
+
+
+def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    edit_manifest(good_release, release="r" * 101)
+    assert_fails(good_release, capsys, "manifest_release_id manifest.release", "101 characters long", "at most 100")
+    edit_manifest(good_release, release="r" * 100)
+    assert run(good_release, capsys)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("derived_from", "named"),
+    [
+        ("base-1", '"base-1", not an object'),
+        ({"release": "../x", "manifest_sha256": "0" * 64}, 'release is "../x"'),
+        ({"release": "base-1", "manifest_sha256": "ABC"}, 'manifest_sha256 is "ABC"'),
+        ({"release": "base-1"}, "manifest_sha256 is null"),
+        ({"release": "base-1", "manifest_sha256": "0" * 64, "extra": 1}, 'unknown key "extra"'),
+    ],
+)
+def test_derived_from_must_have_its_shape(good_release: Path, capsys: pytest.CaptureFixture[str],
+                                          derived_from: object, named: str) -> None:
+    edit_manifest(good_release, derived_from=derived_from)
+    assert_fails(good_release, capsys, "manifest_derived_from manifest.derived_from", named)
+
+
+def test_a_well_formed_derived_from_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_manifest(good_release, derived_from={"release": "base-1", "manifest_sha256": "a" * 64})
+    code, out = run(good_release, capsys)
+    assert code == 0, out

@@ -25,7 +25,7 @@ from submission_factory import split_release
 
 SUBMITTED = MODEL_IDS[1]
 SCORE_COLUMNS = "model_id, kind, n_tasks, rank, tie_group, score, ci_low, ci_high"
-TOLERANCE = 1e-12  # float sums in another row order; see test_the_same_inputs_give_the_same_marts_bit_for_bit
+TOLERANCE = 1e-12  # computed differences; the marts themselves are equal bit for bit (test below)
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,6 @@ def test_the_submitted_model_scores_as_in_the_original_release(built: Built) -> 
     _assert_close(_rows(built.derived, headline), _rows(built.original, headline), n_exact=1)
 
 
-@pytest.mark.xfail(
-    reason="means are float sums in row order (model_scores, turn_type_scores, ...): they can differ in the last "
-    "bits until they are computed exactly",
-    strict=False,
-)
 def test_the_same_inputs_give_the_same_marts_bit_for_bit(built: Built) -> None:
     for table, key in (("model_scores", "model_id"), ("dimension_scores", "model_id, dimension"),
                        ("headline_metrics", "metric"), ("turn_type_scores", "model_id, turn_type")):

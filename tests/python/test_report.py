@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import re
 import shutil
 import subprocess
@@ -106,7 +107,8 @@ def test_report_tables_show_the_exported_markdown_values(
         spec = next(s for s in TABLES if path.name == f"{s.stem}.md")
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")][2:]
         markdown = [
-            [c.strip().replace("\\|", "|").replace("\\\\", "\\") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            [html.unescape(c.strip().replace("\\|", "|").replace("\\\\", "\\"))
+             for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
             for line in lines
         ]
         assert parsed.cells[html_id(spec)] == markdown, spec.key

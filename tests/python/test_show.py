@@ -137,7 +137,11 @@ def test_show_names_the_nearest_ids_for_an_unknown_one(
 def test_show_without_a_warehouse_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "T-6", "--warehouse", str(tmp_path / "none.duckdb"))
     assert code == 2 and out == "" and err.startswith("show: no warehouse at ")
-    duckdb.connect(str(tmp_path / "old.duckdb")).close()  # a warehouse without the drill-down marts
+    duckdb.connect(str(tmp_path / "empty.duckdb")).close()  # a DuckDB file, but no warehouse
+    code, out, err = _run(capsys, "T-6", "--warehouse", str(tmp_path / "empty.duckdb"))
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.rstrip().endswith("not a published warehouse")
+    with duckdb.connect(str(tmp_path / "old.duckdb")) as connection:  # a warehouse without the drill-down marts
+        connection.execute("create schema marts")
     code, out, err = _run(capsys, "T-6", "--warehouse", str(tmp_path / "old.duckdb"))
     assert code == 2 and out == "" and err.count("\n") == 1 and "cannot read the drill-down marts" in err
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import html
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,7 +58,7 @@ def _md_table(path: Path) -> tuple[list[str], list[list[str]]]:
 
     def split(line: str) -> list[str]:
         cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-        return [c.strip().replace("\\|", "|").replace("\\\\", "\\") for c in cells]
+        return [html.unescape(c.strip().replace("\\|", "|").replace("\\\\", "\\")) for c in cells]
 
     return split(lines[0]), [split(line) for line in lines[2:]]
 
@@ -333,4 +335,65 @@ def test_latex_and_markdown_escape_display_names(exported: dict[str, Path]) -> N
     t3 = (exported["latex"] / "t3_dimension_scores.tex").read_text(encoding="utf-8")
     assert r"\multicolumn{6}{c}{Act} & \multicolumn{1}{c}{Withhold}" in t3
     markdown = (exported["md"] / "t2_leaderboard.md").read_text(encoding="utf-8")
-    assert r"Model A \| pipe & co_1 50%" in markdown
+    assert r"Model A \| pipe &amp; co_1 50%" in markdown
+    assert "&lt;b&gt;Model B&lt;/b&gt;" in markdown and "<b>" not in markdown
+
+
+# --------------------------------------------------------------------------- escaping release text
+
+
+HOSTILE = (
+    "<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)",
+    "\\ & % $ # _ { } ~ ^",
+)
+
+
+def _hostile_table() -> Table:
+    """A leaderboard whose display names are hostile text and whose numbers are negative."""
+    spec = tables.T2
+    fields = ("release_id", "row_group", "model_id", "label", "provider", "kind", "n_tasks", "rank", "tie_group",
+              "score", "ci_low", "ci_high", "median_rank", "rank_ci_low", "rank_ci_high", "p_rank_1")
+    rows = tuple(
+        ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, 1, -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 0.25)
+        for i, name in enumerate(HOSTILE)
+    )
+    return Table(spec, fields, rows, spec.columns)
+
+
+def test_markdown_escapes_html_and_pipes() -> None:
+    text = tables.to_markdown(_hostile_table())
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt; \\| x" in text
+    assert "\\\\ &amp; % $" in text
+    body = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert all(len(re.split(r"(?<!\\)\|", line)) == len(tables.T2.columns) + 2 for line in body)
+
+
+def test_csv_neutralises_formulas_and_keeps_numbers() -> None:
+    table = _hostile_table()
+    rows = list(csv.DictReader(io.StringIO(tables.to_csv(table))))
+    names = [r["label"] for r in rows]
+    assert names[0] == HOSTILE[0]
+    assert names[1:5] == ["'" + name for name in HOSTILE[1:5]]
+    assert all(not name.startswith(("=", "+", "-", "@")) for name in names)
+    assert [float(r["score"]) for r in rows] == table.column_values("score")  # negatives read back exactly
+    assert [float(r["ci_low"]) for r in rows] == [-1e-17] * len(rows)
+    assert [int(r["rank"]) for r in rows] == table.column_values("rank")
+
+
+def test_latex_escapes_every_special_character() -> None:
+    text = tables.to_latex(_hostile_table())
+    assert r"\textbackslash{} \& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{}" in text
+    assert r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{} \textbar{} x" in text
+    escapes = re.compile(
+        r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]|\$-\$"
+    )
+    rows = text.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    assert len(rows) == len(HOSTILE)
+    for row in rows:
+        for cell in row.removesuffix(r" \\").split(" & "):
+            assert not re.search(r"[&%$#_{}~^\\<>|]", escapes.sub("", cell)), cell
+
+
+def test_html_escapes_release_text() -> None:
+    text = tables.to_html(_hostile_table())
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
