@@ -1,7 +1,15 @@
-{#- Mean cell score per group (a turn type, a subcategory): one row per model and group, plus
-    one pooled row per group over all cells of models of kind 'model'. `cells` is a relation
-    or CTE with the columns of int_cells_scored. -#}
-{% macro cell_score_means(cells, group_column) %}
+{#- A mart of mean cell scores per group (a turn type, a subcategory): one row per model and
+    group, plus one pooled row per group over all cells of models of kind 'model'; the body of
+    turn_type_scores and subcategory_scores, which differ only in the group column. The means
+    are exact_mean's: independent of row order and thread count. -#}
+{% macro cell_score_means(group_column) %}
+with
+
+cells as (
+    select * from {{ ref('int_cells_scored') }}
+),
+
+per_model as (
     select
         model_id,
         kind,
@@ -9,21 +17,37 @@
         {{ group_column }},
         count(distinct task_id) as n_tasks,
         count(*) as n_cells,
-        avg(score) as score,
-    from {{ cells }}
+        {{ exact_mean('score') }} as score
+    from cells
     group by model_id, kind, {{ group_column }}
+),
 
-    union all
-
+pooled as (
     select
-        null::varchar as model_id,
-        null::varchar as kind,
+        cast(null as {{ dbt.type_string() }}) as model_id,
+        cast(null as {{ dbt.type_string() }}) as kind,
         true as is_pooled,
         {{ group_column }},
         count(distinct task_id) as n_tasks,
         count(*) as n_cells,
-        avg(score) as score,
-    from {{ cells }}
+        {{ exact_mean('score') }} as score
+    from cells
     where is_ranked
     group by {{ group_column }}
+),
+
+unioned as (
+    select * from per_model
+    union all
+    select * from pooled
+),
+
+final as (
+    select
+        {{ release_id() }} as release_id,
+        unioned.*
+    from unioned
+)
+
+select * from final
 {% endmacro %}

@@ -68,7 +68,9 @@ def _pandas(release: Path) -> None:
     labels = pd.read_parquet(release / "judge_labels.parquet", columns=["response_id", "criterion_id", "met"])
     votes = labels.groupby(["response_id", "criterion_id"], sort=False)["met"].agg(["size", "sum"]).reset_index()
     del labels
-    responses = pd.read_parquet(release / "responses.parquet", columns=["response_id", "task_id", "model_id", "content"])
+    responses = pd.read_parquet(
+        release / "responses.parquet", columns=["response_id", "task_id", "model_id", "content"]
+    )
     responses["is_empty"] = responses["content"].fillna("").str.strip().eq("")
     responses = responses.drop(columns="content")
     criteria = pd.read_parquet(release / "criteria.parquet", columns=["criterion_id", "task_id", "dimension", "weight"])
@@ -78,8 +80,14 @@ def _pandas(release: Path) -> None:
     pairs = pairs.merge(votes, on=["response_id", "criterion_id"], how="left")
     pairs["met"] = (~pairs["is_empty"]) & (pairs["sum"].fillna(0) * 2 > pairs["size"].fillna(0))
     pairs["weight_met"] = pairs["weight"] * pairs["met"]
-    dims = pairs.groupby(["response_id", "model_id", "task_id", "dimension"], sort=False)[["weight", "weight_met"]].sum().reset_index()
-    cells = dims.groupby(["response_id", "model_id", "task_id"], sort=False)[["weight", "weight_met"]].sum().reset_index()
+    dims = (
+        pairs.groupby(["response_id", "model_id", "task_id", "dimension"], sort=False)[["weight", "weight_met"]]
+        .sum()
+        .reset_index()
+    )
+    cells = (
+        dims.groupby(["response_id", "model_id", "task_id"], sort=False)[["weight", "weight_met"]].sum().reset_index()
+    )
     cells["score"] = cells["weight_met"] / cells["weight"]
     cells = cells.merge(models, on="model_id").merge(tasks, on="task_id")
     scores = cells.groupby(["model_id", "kind"])["score"].mean().reset_index()
@@ -89,7 +97,13 @@ def _pandas(release: Path) -> None:
     multi = ranked_cells[ranked_cells["n_user_turns"] > 1]["score"].mean()
     dims["score"] = dims["weight_met"] / dims["weight"]
     dims = dims.merge(models, on="model_id")
-    per_dim = dims[dims["kind"] == "model"].groupby(["dimension", "model_id"])["score"].mean().groupby("dimension").agg(["max", "median"])
+    per_dim = (
+        dims[dims["kind"] == "model"]
+        .groupby(["dimension", "model_id"])["score"]
+        .mean()
+        .groupby("dimension")
+        .agg(["max", "median"])
+    )
     out = {
         "best_model_score": float(ranked.max()),
         "median_model_score": float(ranked.median()),
@@ -105,17 +119,24 @@ def _pandas(release: Path) -> None:
 def _bootstrap(database: Path) -> None:
     """The bootstrap alone (the dbt model's inputs and call), on a built database."""
     import duckdb
+
     from distressbench.bootstrap import run_bootstrap
 
     with duckdb.connect(str(database), read_only=True) as connection:
-        cells = connection.sql(
-            "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
-            " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
-            " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
-        ).to_arrow_table().to_pandas()
-        dimensions = connection.sql(
-            "select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored"
-        ).to_arrow_table().to_pandas()
+        cells = (
+            connection.sql(
+                "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
+                " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
+                " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
+            )
+            .to_arrow_table()
+            .to_pandas()
+        )
+        dimensions = (
+            connection.sql("select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored")
+            .to_arrow_table()
+            .to_pandas()
+        )
     started = time.perf_counter()
     run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)
     print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))
@@ -143,7 +164,10 @@ def timed(command: list[str], *, env: dict[str, str] | None = None, log: Path) -
     with log.open("w") as sink:
         result = subprocess.run(
             ["/usr/bin/time", "-f", "%e %M", "-o", str(stats), *command],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
     if result.returncode != 0:
         raise RuntimeError(f"{command[:4]} exited {result.returncode}; see {log}")
@@ -181,14 +205,26 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, rebuild
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         release = folder / "release"
-        say = lambda stage: print(f"  {label} run {run + 1}/{runs}: {stage}", flush=True)  # noqa: E731
+
+        def say(stage: str, run: int = run) -> None:
+            print(f"  {label} run {run + 1}/{runs}: {stage}", flush=True)
+
         say("synth")
-        measures["synth"].append(timed([str(CLI), "synth", str(release), "--tasks", str(tasks), "--models", str(models)], log=folder / "synth.log"))
+        measures["synth"].append(
+            timed(
+                [str(CLI), "synth", str(release), "--tasks", str(tasks), "--models", str(models)],
+                log=folder / "synth.log",
+            )
+        )
         labels = json.loads((release / "manifest.json").read_text())["files"]["judge_labels.parquet"]["rows"]
         say("floor")
-        measures["floor"].append(timed([str(PYTHON), __file__, "_stage", "floor", str(release)], log=folder / "floor.log"))
+        measures["floor"].append(
+            timed([str(PYTHON), __file__, "_stage", "floor", str(release)], log=folder / "floor.log")
+        )
         say("gate")
-        measures["gate"].append(timed([str(CLI), "gate", str(release), "--report", str(folder / "gate.json")], log=folder / "gate.log"))
+        measures["gate"].append(
+            timed([str(CLI), "gate", str(release), "--report", str(folder / "gate.json")], log=folder / "gate.log")
+        )
         warehouse = folder / "e2e" / "e2e.duckdb"
         say("distressbench build")
         measure = timed([str(CLI), "build", str(release), "--warehouse", str(warehouse)], log=folder / "build.log")
@@ -196,18 +232,34 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, rebuild
         measures["build_e2e"].append(measure)
         if rebuild:
             say("distressbench build --force (rebuild)")
-            measure = timed([str(CLI), "build", str(release), "--warehouse", str(warehouse), "--force"], log=folder / "rebuild.log")
+            measure = timed(
+                [str(CLI), "build", str(release), "--warehouse", str(warehouse), "--force"], log=folder / "rebuild.log"
+            )
             measure.extra["stages"] = _build_stages(folder / "rebuild.log")
             measures["rebuild"].append(measure)
-        target = warehouse.parent / f"{warehouse.stem}.builds" / "dbt-target"
+        target = warehouse.parent / f"{warehouse.name}.builds" / "dbt-target"
         nodes = _slowest_nodes(target)
         say("bootstrap")
-        measures["bootstrap"].append(timed([str(PYTHON), __file__, "_stage", "bootstrap", str(warehouse.resolve())], log=folder / "bootstrap.log"))
+        measures["bootstrap"].append(
+            timed(
+                [str(PYTHON), __file__, "_stage", "bootstrap", str(warehouse.resolve())], log=folder / "bootstrap.log"
+            )
+        )
         shutil.rmtree(folder / "e2e", ignore_errors=True)
         say("pandas")
-        measures["pandas"].append(timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log"))
+        measures["pandas"].append(
+            timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log")
+        )
         shutil.rmtree(folder, ignore_errors=True)
-    return {"label": label, "tasks": tasks, "models": models, "labels": labels, "runs": runs, "measures": measures, "nodes": nodes}
+    return {
+        "label": label,
+        "tasks": tasks,
+        "models": models,
+        "labels": labels,
+        "runs": runs,
+        "measures": measures,
+        "nodes": nodes,
+    }
 
 
 def _median(values: list[Measure], attribute: str) -> float | None:
@@ -227,7 +279,8 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
     row["pandas_over_build_time"] = statistics.median(p.seconds / b.seconds for b, p, _ in pairs)
     row["x_floor"] = statistics.median(b.seconds / f.seconds for b, _, f in pairs)
     row["stages"] = {
-        name: statistics.median(m.extra["stages"].get(name, 0.0) for m in measures["build_e2e"]) for name in BUILD_STAGES
+        name: statistics.median(m.extra["stages"].get(name, 0.0) for m in measures["build_e2e"])
+        for name in BUILD_STAGES
     }
     row["run_bootstrap_s"] = statistics.median(m.extra.get("run_bootstrap_seconds", 0.0) for m in measures["bootstrap"])
     row["nodes"] = result["nodes"]
@@ -235,8 +288,17 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def machine() -> dict[str, str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor())
-    mem_kib = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    mem_kib = next(
+        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+    )
     return {
         "nproc": str(os.cpu_count()),
         "memory": f"{mem_kib / 2**20:.1f} GiB",
@@ -291,10 +353,14 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per size below 100x")
     parser.add_argument("--runs-100x", type=int, default=1, help="runs at 100x")
     parser.add_argument("--rebuild-100x", action="store_true", help="also time the rebuild at 100x")
-    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)")
+    parser.add_argument(
+        "--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows as JSON")
     parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/benchmarks.md")
-    parser.add_argument("--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run")
+    parser.add_argument(
+        "--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run"
+    )
     args = parser.parse_args()
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
@@ -312,7 +378,9 @@ def main() -> int:
             big = tasks * models >= 100 * BASE_TASKS * BASE_MODELS
             runs = args.runs_100x if big else args.runs
             print(f"{label}: {tasks} tasks x {models} models, {runs} run(s)", flush=True)
-            result = run_size(label, tasks, models, runs, work / label.replace(" ", "-"), rebuild=not big or args.rebuild_100x)
+            result = run_size(
+                label, tasks, models, runs, work / label.replace(" ", "-"), rebuild=not big or args.rebuild_100x
+            )
             rows.append(summarise(result))
             print(table(rows[-1:]), flush=True)
             if args.json:

@@ -10,7 +10,7 @@ votes as (
         response_id,
         criterion_id,
         count(*) as n_annotators,
-        count(*) filter (where is_met) as n_met,
+        count(*) filter (where is_met) as n_met
     from calibration_labels
     group by response_id, criterion_id
 ),
@@ -22,7 +22,7 @@ final as (
         case
             when n_met * 2 > n_annotators then true
             when n_met * 2 < n_annotators then false
-        end as is_gold_met,
+        end as is_gold_met
     from votes
 )
 

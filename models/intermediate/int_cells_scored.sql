@@ -18,10 +18,10 @@ totals as (
         response_id,
         model_id,
         task_id,
-        sum(n_criteria)::bigint as n_criteria,
-        sum(n_met)::bigint as n_met,
-        sum(weight_total)::bigint as weight_total,
-        sum(weight_met)::bigint as weight_met,
+        cast(sum(n_criteria) as bigint) as n_criteria,
+        cast(sum(n_met) as bigint) as n_met,
+        cast(sum(weight_total) as bigint) as weight_total,
+        cast(sum(weight_met) as bigint) as weight_met
     from cell_dimensions
     group by response_id, model_id, task_id
 ),
@@ -39,7 +39,7 @@ final as (
         totals.n_met,
         totals.weight_total,
         totals.weight_met,
-        totals.weight_met / totals.weight_total as score,
+        totals.weight_met / totals.weight_total as score
     from totals
     inner join models
         on totals.model_id = models.model_id

@@ -31,7 +31,7 @@ flagged as (
         recognition.response_id is not null as has_recognition,
         routing.response_id is not null as has_routing,
         coalesce(recognition.n_met = recognition.n_criteria, false) as is_recognized,
-        coalesce({{ is_routing_failure('routing.n_met', 'routing.n_criteria') }}, false) as is_routing_failure,
+        coalesce({{ is_routing_failure('routing.n_met', 'routing.n_criteria') }}, false) as is_routing_failure
     from cells
     left join recognition
         on cells.response_id = recognition.response_id
@@ -43,7 +43,7 @@ final as (
     select
         *,
         is_recognized and has_routing as is_counted,
-        is_recognized and has_routing and is_routing_failure as is_recognized_not_routed,
+        is_recognized and has_routing and is_routing_failure as is_recognized_not_routed
     from flagged
 )
 

@@ -69,11 +69,7 @@ final as (
         criterion_key,
         n_labels,
         n_met,
-        not is_empty_reply
-        and (
-            n_met * 2 > n_labels
-            or (n_labels > 0 and n_met * 2 = n_labels and {{ verdict_tie_is_met() }})
-        ) as is_met
+        {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met
     from voted
 )
 

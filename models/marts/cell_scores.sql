@@ -1,16 +1,12 @@
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 cells as (
     select * from {{ ref('int_cells_scored') }}
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         cells.model_id,
         cells.task_id,
         cells.response_id,
@@ -21,9 +17,8 @@ final as (
         cells.n_met,
         cells.weight_total,
         cells.weight_met,
-        cells.score,
+        cells.score
     from cells
-    cross join release
 )
 
 select * from final

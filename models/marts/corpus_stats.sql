@@ -1,10 +1,6 @@
 {#- The paper's corpus table in long form: one row per (section, item, statistic). -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 tasks as (
     select * from {{ ref('stg_release__tasks') }}
 ),
@@ -42,7 +38,7 @@ tasks_by_subcategory as (
         'tasks_by_subcategory' as section,
         subcategories.subcategory_id as item,
         'n_tasks' as statistic,
-        count(tasks.task_id)::double as value,
+        cast(count(tasks.task_id) as double) as value
     from subcategories
     left join tasks
         on subcategories.subcategory_id = tasks.subcategory
@@ -54,7 +50,7 @@ tasks_by_turn_type as (
         'tasks_by_turn_type' as section,
         turn_type as item,
         'n_tasks' as statistic,
-        count(*)::double as value,
+        cast(count(*) as double) as value
     from tasks
     group by turn_type
 ),
@@ -62,7 +58,7 @@ tasks_by_turn_type as (
 criteria_counts as (
     select
         task_id,
-        count(*) as n_criteria,
+        count(*) as n_criteria
     from criteria
     group by task_id
 ),
@@ -70,10 +66,10 @@ criteria_counts as (
 criteria_per_task as (
     unpivot (
         select
-            min(n_criteria)::double as min,
-            {{ median_of('n_criteria') }}::double as median,
-            max(n_criteria)::double as max,
-            avg(n_criteria)::double as mean,
+            cast(min(n_criteria) as double) as min,
+            cast({{ median_of('n_criteria') }} as double) as median,
+            cast(max(n_criteria) as double) as max,
+            cast(avg(n_criteria) as double) as mean
         from criteria_counts
     )
     on min, median, max, mean
@@ -85,16 +81,16 @@ criteria_per_task_rows as (
         'criteria_per_task' as section,
         'all' as item,
         statistic,
-        value,
+        value
     from criteria_per_task
 ),
 
 weight_distribution as (
     select
         'weight_distribution' as section,
-        weight::varchar as item,
+        cast(weight as varchar) as item,
         'n_criteria' as statistic,
-        count(*)::double as value,
+        cast(count(*) as double) as value
     from criteria
     group by weight
 ),
@@ -103,7 +99,7 @@ dimension_totals as (
     select
         dimensions.dimension_id as item,
         count(criteria.criterion_id) as n_criteria,
-        coalesce(sum(criteria.weight), 0) as weight_total,
+        coalesce(sum(criteria.weight), 0) as weight_total
     from dimensions
     left join criteria
         on dimensions.dimension_id = criteria.dimension
@@ -114,9 +110,9 @@ dimension_shares as (
     unpivot (
         select
             item,
-            n_criteria::double as n_criteria,
+            cast(n_criteria as double) as n_criteria,
             n_criteria / sum(n_criteria) over () as criteria_share,
-            weight_total / sum(weight_total) over () as weight_share,
+            weight_total / sum(weight_total) over () as weight_share
         from dimension_totals
     )
     on n_criteria, criteria_share, weight_share
@@ -128,30 +124,60 @@ dimension_rows as (
         'dimension' as section,
         item,
         statistic,
-        value,
+        value
     from dimension_shares
 ),
 
 counts as (
-    select 'n_tasks' as statistic, count(*)::double as value from tasks
+    select
+        'n_tasks' as statistic,
+        cast(count(*) as double) as value
+    from tasks
     union all
-    select 'n_criteria', count(*)::double from criteria
+    select
+        'n_criteria' as statistic,
+        cast(count(*) as double) as value
+    from criteria
     union all
-    select 'n_models', count(*) filter (where is_ranked)::double from models
+    select
+        'n_models' as statistic,
+        cast(count(*) filter (where is_ranked) as double) as value
+    from models
     union all
-    select 'n_clinician_references', count(*) filter (where not is_ranked)::double from models
+    select
+        'n_clinician_references' as statistic,
+        cast(count(*) filter (where not is_ranked) as double) as value
+    from models
     union all
-    select 'n_responses', count(*)::double from responses
+    select
+        'n_responses' as statistic,
+        cast(count(*) as double) as value
+    from responses
     union all
-    select 'n_empty_responses', count(*) filter (where is_empty)::double from responses
+    select
+        'n_empty_responses' as statistic,
+        cast(count(*) filter (where is_empty) as double) as value
+    from responses
     union all
-    select 'n_judge_labels', sum(n_labels)::double from verdicts
+    select
+        'n_judge_labels' as statistic,
+        cast(sum(n_labels) as double) as value
+    from verdicts
     union all
-    select 'n_verdicts', count(*)::double from verdicts
+    select
+        'n_verdicts' as statistic,
+        cast(count(*) as double) as value
+    from verdicts
     union all
-    select 'n_calibrated_pairs', count(*)::double from adjudicated
+    select
+        'n_calibrated_pairs' as statistic,
+        cast(count(*) as double) as value
+    from adjudicated
     union all
-    select 'n_calibrated_pairs_tied', count(*) filter (where is_tie)::double from adjudicated
+    select
+        'n_calibrated_pairs_tied' as statistic,
+        cast(count(*) filter (where is_tie) as double) as value
+    from adjudicated
 ),
 
 count_rows as (
@@ -159,7 +185,7 @@ count_rows as (
         'counts' as section,
         'all' as item,
         statistic,
-        value,
+        value
     from counts
 ),
 
@@ -179,13 +205,12 @@ unioned as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         unioned.section,
         unioned.item,
         unioned.statistic,
-        unioned.value,
+        unioned.value
     from unioned
-    cross join release
 )
 
 select * from final

@@ -2,10 +2,6 @@
     weighted fraction met within d. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 models as (
     select * from {{ ref('stg_release__models') }}
 ),
@@ -23,26 +19,25 @@ scored as (
         model_id,
         dimension,
         count(*) as n_tasks,
-        avg(score) as score,
+        {{ exact_mean('score') }} as score
     from cell_dimensions
     group by model_id, dimension
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         scored.model_id,
         models.kind,
         scored.dimension,
         dimensions.kind as dimension_kind,
         scored.n_tasks,
-        scored.score,
+        scored.score
     from scored
     inner join models
         on scored.model_id = models.model_id
     inner join dimensions
         on scored.dimension = dimensions.dimension_id
-    cross join release
 )
 
 select * from final

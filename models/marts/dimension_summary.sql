@@ -22,7 +22,7 @@ summarised as (
         count(*) as n_models,
         first(model_id order by score desc, model_id asc) as best_model_id,
         max(score) as best_score,
-        {{ median_of('score') }} as median_score,
+        {{ median_of('score') }} as median_score
     from ranked_models
     group by release_id, dimension
 ),
@@ -30,7 +30,7 @@ summarised as (
 clinician_reference as (
     select
         dimension,
-        score as clinician_reference_score,
+        score as clinician_reference_score
     from dimension_scores
     where kind = 'clinician_reference'
 ),
@@ -45,7 +45,7 @@ final as (
         summarised.best_model_id,
         summarised.best_score,
         summarised.median_score,
-        clinician_reference.clinician_reference_score,
+        clinician_reference.clinician_reference_score
     from summarised
     inner join dimensions
         on summarised.dimension = dimensions.dimension_id

@@ -1,4 +1,6 @@
-{#- The paper's headline numbers, one row per metric, beside the paper's values. -#}
+{#- The paper's headline numbers, one row per metric. Which metrics exist, their labels, display
+    order and the paper's values live in one place, the seed headline_metric_registry; each CTE
+    below computes some of them by name (a test checks that the two lists agree). -#}
 with
 
 model_scores as (
@@ -17,94 +19,155 @@ dimension_summary as (
     select * from {{ ref('dimension_summary') }}
 ),
 
-paper_values as (
-    select * from {{ ref('paper_values') }}
+registry as (
+    select * from {{ ref('headline_metric_registry') }}
 ),
 
 bootstrap as (
     select * from {{ ref('int_bootstrap_resampled') }}
 ),
 
+judge_calibration as (
+    select * from {{ ref('judge_calibration') }}
+),
+
+judge_agreement as (
+    select * from {{ ref('judge_agreement') }}
+),
+
+model_summary as (
+    select
+        release_id,
+        max(case when kind = 'model' then score end) as best_score,
+        {{ median_of("case when kind = 'model' then score end") }} as median_score,
+        max(case when kind = 'clinician_reference' then score end) as reference_score
+    from model_scores
+    group by release_id
+),
+
 model_metrics as (
-    unpivot (
-        select
-            release_id,
-            max(score) filter (where kind = 'model') as best_model_score,
-            {{ median_of('score') }} filter (where kind = 'model') as median_model_score,
-            max(score) filter (where kind = 'clinician_reference') as clinician_reference_score,
-        from model_scores
-        group by release_id
-    )
-    on best_model_score, median_model_score, clinician_reference_score
-    into name metric value value
+    select
+        release_id,
+        'best_model_score' as metric,
+        best_score as value
+    from model_summary
+    union all
+    select
+        release_id,
+        'median_model_score' as metric,
+        median_score as value
+    from model_summary
+    union all
+    select
+        release_id,
+        'clinician_reference_score' as metric,
+        reference_score as value
+    from model_summary
 ),
 
 routing_metrics as (
     select
         release_id,
         'recognized_not_routed_rate' as metric,
-        rate as value,
+        rate as value
     from recognized_not_routed
     where is_pooled
 ),
 
+turn_type_summary as (
+    select
+        release_id,
+        max(case when turn_type = 'single' then score end) as single_score,
+        max(case when turn_type = 'multi' then score end) as multi_score
+    from turn_type_scores
+    where is_pooled
+    group by release_id
+),
+
 turn_type_metrics as (
-    unpivot (
-        select
-            release_id,
-            max(score) filter (where turn_type = 'single') as single_turn_score,
-            max(score) filter (where turn_type = 'multi') as multi_turn_score,
-            max(score) filter (where turn_type = 'multi')
-            - max(score) filter (where turn_type = 'single') as multi_minus_single,
-        from turn_type_scores
-        where is_pooled
-        group by release_id
-    )
-    on single_turn_score, multi_turn_score, multi_minus_single
-    into name metric value value
+    select
+        release_id,
+        'single_turn_score' as metric,
+        single_score as value
+    from turn_type_summary
+    union all
+    select
+        release_id,
+        'multi_turn_score' as metric,
+        multi_score as value
+    from turn_type_summary
+    union all
+    select
+        release_id,
+        'multi_minus_single' as metric,
+        multi_score - single_score as value
+    from turn_type_summary
 ),
 
 dimension_metrics as (
     select
         release_id,
         'best_' || dimension || '_score' as metric,
-        best_score as value,
-        100 + 2 * display_order as display_order,
+        best_score as value
     from dimension_summary
     union all
     select
         release_id,
         'median_' || dimension || '_score' as metric,
-        median_score as value,
-        101 + 2 * display_order as display_order,
+        median_score as value
     from dimension_summary
 ),
 
-overall_metrics as (
+judge_metrics as (
+    select
+        release_id,
+        'judge_kappa' as metric,
+        kappa as value,
+        kappa_ci_low as ci_low,
+        kappa_ci_high as ci_high
+    from judge_calibration
+    where dimension = 'all'
+    union all
+    select
+        release_id,
+        'judge_alpha' as metric,
+        krippendorff_alpha as value,
+        cast(null as {{ type_double() }}) as ci_low,
+        cast(null as {{ type_double() }}) as ci_high
+    from judge_agreement
+    where dimension = 'all'
+),
+
+intervals as (
+    -- each metric's interval, by the registry's interval_source ('none': no interval)
+    select
+        statistic as metric,
+        'task_bootstrap' as interval_source,
+        ci_low,
+        ci_high
+    from bootstrap
+    where model_id is null
+    union all
+    select
+        metric,
+        'calibration_bootstrap' as interval_source,
+        ci_low,
+        ci_high
+    from judge_metrics
+),
+
+unioned as (
     select * from model_metrics
     union all
     select * from routing_metrics
     union all
     select * from turn_type_metrics
-),
-
-overall_ordered as (
+    union all
     select
-        *,
-        case metric
-            when 'best_model_score' then 1
-            when 'median_model_score' then 2
-            when 'clinician_reference_score' then 3
-            when 'recognized_not_routed_rate' then 4
-            when 'single_turn_score' then 5
-            when 'multi_turn_score' then 6
-            when 'multi_minus_single' then 7
-        end as display_order,
-    from overall_metrics
-),
-
-unioned as (
-    select * from overall_ordered
+        release_id,
+        metric,
+        value
+    from judge_metrics
     union all
     select * from dimension_metrics
 ),
@@ -113,18 +176,19 @@ final as (
     select
         unioned.release_id,
         unioned.metric,
-        unioned.display_order,
+        registry.display_order,
         unioned.value,
-        bootstrap.ci_low,
-        bootstrap.ci_high,
-        paper_values.paper_value,
-        unioned.value - paper_values.paper_value as difference_from_paper,
+        intervals.ci_low,
+        intervals.ci_high,
+        registry.paper_value,
+        unioned.value - registry.paper_value as difference_from_paper
     from unioned
-    left join bootstrap
-        on unioned.metric = bootstrap.statistic
-        and bootstrap.model_id is null
-    left join paper_values
-        on unioned.metric = paper_values.metric
+    left join registry
+        on unioned.metric = registry.metric
+    left join intervals
+        on
+            unioned.metric = intervals.metric
+            and registry.interval_source = intervals.interval_source
 )
 
 select * from final

@@ -2,10 +2,6 @@
     pairs, per dimension and overall ('all'); 'met' is the positive class. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 dimensions as (
     select * from {{ ref('dimensions') }}
 ),
@@ -18,16 +14,20 @@ adjudicated as (
     select * from {{ ref('int_calibration_labels_adjudicated') }}
 ),
 
+resampled as (
+    select * from {{ ref('int_calibration_resampled') }}
+),
+
 pairs as (
     select
         verdicts.dimension,
         adjudicated.is_tie,
         verdicts.is_met as is_judge_met,
-        adjudicated.is_gold_met,
+        adjudicated.is_gold_met
     from adjudicated
     inner join verdicts
         on adjudicated.response_id = verdicts.response_id
-        and adjudicated.criterion_id = verdicts.criterion_id
+            and adjudicated.criterion_id = verdicts.criterion_id
 ),
 
 confusion as (
@@ -38,15 +38,20 @@ confusion as (
         count(*) filter (where not is_tie and is_judge_met and is_gold_met) as n_true_positive,
         count(*) filter (where not is_tie and is_judge_met and not is_gold_met) as n_false_positive,
         count(*) filter (where not is_tie and not is_judge_met and is_gold_met) as n_false_negative,
-        count(*) filter (where not is_tie and not is_judge_met and not is_gold_met) as n_true_negative,
+        count(*) filter (where not is_tie and not is_judge_met and not is_gold_met) as n_true_negative
     from pairs
-    group by grouping sets ((dimension), ())
+    group by rollup(dimension)
 ),
 
 dimension_list as (
-    select dimension_id as dimension, display_order from dimensions
+    select
+        dimension_id as dimension,
+        display_order
+    from dimensions
     union all
-    select 'all' as dimension, 0 as display_order
+    select
+        'all' as dimension,
+        0 as display_order
 ),
 
 completed as (
@@ -58,7 +63,7 @@ completed as (
         coalesce(confusion.n_true_positive, 0) as tp,
         coalesce(confusion.n_false_positive, 0) as fp,
         coalesce(confusion.n_false_negative, 0) as fn,
-        coalesce(confusion.n_true_negative, 0) as tn,
+        coalesce(confusion.n_true_negative, 0) as tn
     from dimension_list
     left join confusion
         on dimension_list.dimension = confusion.dimension
@@ -69,7 +74,7 @@ rates as (
         *,
         (tp + tn) / nullif(n, 0) as agreement,
         (tp + fp) / nullif(n, 0) as judge_met_share,
-        (tp + fn) / nullif(n, 0) as gold_met_share,
+        (tp + fn) / nullif(n, 0) as gold_met_share
     from completed
 ),
 
@@ -77,13 +82,13 @@ chance as (
     select
         *,
         judge_met_share * gold_met_share
-        + (1 - judge_met_share) * (1 - gold_met_share) as chance_agreement,
+        + (1 - judge_met_share) * (1 - gold_met_share) as chance_agreement
     from rates
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         chance.dimension,
         chance.display_order,
         chance.n,
@@ -98,8 +103,24 @@ final as (
         chance.tp / nullif(chance.tp + chance.fp, 0) as precision,
         chance.tp / nullif(chance.tp + chance.fn, 0) as recall,
         2 * chance.tp / nullif(2 * chance.tp + chance.fp + chance.fn, 0) as f1,
+        resampled.agreement_ci_low,
+        resampled.agreement_ci_high,
+        resampled.kappa_ci_low,
+        resampled.kappa_ci_high,
+        resampled.f1_ci_low,
+        resampled.f1_ci_high,
+        cast({{ var('calibration_kappa_floor') }} as {{ type_double() }}) as kappa_floor,
+        cast({{ var('calibration_min_pairs') }} as {{ dbt.type_bigint() }}) as min_pairs,
+        -- the judge is trusted on the dimension: kappa at least the floor, on enough pairs
+        coalesce(
+            (chance.agreement - chance.chance_agreement) / nullif(1 - chance.chance_agreement, 0)
+            >= {{ var('calibration_kappa_floor') }},
+            false
+        )
+        and chance.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
     from chance
-    cross join release
+    left join resampled
+        on chance.dimension = resampled.dimension
 )
 
 select * from final

@@ -2,10 +2,6 @@
     its interval excludes 0 (if not, the two cannot be told apart). -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 bootstrap as (
     select * from {{ ref('int_bootstrap_resampled') }}
 ),
@@ -16,22 +12,21 @@ pairs as (
         other_model_id as next_model_id,
         estimate as difference,
         ci_low,
-        ci_high,
+        ci_high
     from bootstrap
     where statistic = 'pair_difference'
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         pairs.model_id,
         pairs.next_model_id,
         pairs.difference,
         pairs.ci_low,
         pairs.ci_high,
-        pairs.ci_low > 0 or pairs.ci_high < 0 as is_separated,
+        pairs.ci_low > 0 or pairs.ci_high < 0 as is_separated
     from pairs
-    cross join release
 )
 
 select * from final

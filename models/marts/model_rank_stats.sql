@@ -15,7 +15,7 @@ ranks as (
         model_id,
         estimate as median_rank,
         ci_low as rank_ci_low,
-        ci_high as rank_ci_high,
+        ci_high as rank_ci_high
     from bootstrap
     where statistic = 'rank'
 ),
@@ -23,7 +23,7 @@ ranks as (
 first_place as (
     select
         model_id,
-        estimate as p_rank_1,
+        estimate as p_rank_1
     from bootstrap
     where statistic = 'p_rank_1'
 ),
@@ -36,7 +36,7 @@ final as (
         ranks.median_rank,
         ranks.rank_ci_low,
         ranks.rank_ci_high,
-        first_place.p_rank_1,
+        first_place.p_rank_1
     from model_scores
     inner join ranks
         on model_scores.model_id = ranks.model_id

@@ -1,9 +1,6 @@
-{#- model score = mean of the model's cell scores over all tasks; rank among kind 'model'. -#}
+{#- model score = mean of the model's cell scores over all tasks (exact_mean: identical cells give
+    bitwise-identical scores, hence one rank); rank among kind 'model'. -#}
 with
-
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
 
 models as (
     select * from {{ ref('stg_release__models') }}
@@ -25,7 +22,7 @@ scored as (
     select
         model_id,
         count(*) as n_tasks,
-        avg(score) as score,
+        {{ exact_mean('score') }} as score
     from cells
     group by model_id
 ),
@@ -42,6 +39,12 @@ ranked as (
             when models.is_ranked
                 then rank() over (partition by models.is_ranked order by scored.score desc)
         end as rank,
+        -- the one ranking order (score, then model_id) that the bootstrap's pairs, the tie
+        -- groups and the tables follow
+        case
+            when models.is_ranked
+                then row_number() over (partition by models.is_ranked order by scored.score desc, models.model_id asc)
+        end as ranking_position
     from models
     inner join scored
         on models.model_id = scored.model_id
@@ -51,7 +54,7 @@ intervals as (
     select
         model_id,
         ci_low,
-        ci_high,
+        ci_high
     from bootstrap
     where statistic = 'model_score'
 ),
@@ -61,13 +64,13 @@ tie_groups as (
     -- difference is clearly non-zero
     select
         ranked.model_id,
-        1 + coalesce(
+        1 + cast(coalesce(
             sum(case when pair_differences.is_separated then 1 else 0 end) over (
-                order by ranked.score desc, ranked.model_id asc
+                order by ranked.ranking_position
                 rows between unbounded preceding and current row
             ),
             0
-        )::integer as tie_group,
+        ) as integer) as tie_group
     from ranked
     left join pair_differences
         on ranked.model_id = pair_differences.next_model_id
@@ -76,7 +79,7 @@ tie_groups as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         ranked.model_id,
         ranked.display_name,
         ranked.provider,
@@ -86,13 +89,13 @@ final as (
         intervals.ci_low,
         intervals.ci_high,
         ranked.rank,
-        tie_groups.tie_group,
+        ranked.ranking_position,
+        tie_groups.tie_group
     from ranked
     left join intervals
         on ranked.model_id = intervals.model_id
     left join tie_groups
         on ranked.model_id = tie_groups.model_id
-    cross join release
 )
 
 select * from final

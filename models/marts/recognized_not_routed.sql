@@ -2,10 +2,6 @@
     are recognized and whose task has a routing criterion; pooled over models of kind 'model'. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 cells as (
     select * from {{ ref('int_cells_triaged') }}
 ),
@@ -16,18 +12,18 @@ per_model as (
         kind,
         false as is_pooled,
         count(*) filter (where is_counted) as n_recognized,
-        count(*) filter (where is_recognized_not_routed) as n_not_routed,
+        count(*) filter (where is_recognized_not_routed) as n_not_routed
     from cells
     group by model_id, kind
 ),
 
 pooled as (
     select
-        null::varchar as model_id,
-        null::varchar as kind,
+        cast(null as varchar) as model_id,
+        cast(null as varchar) as kind,
         true as is_pooled,
         count(*) filter (where is_counted) as n_recognized,
-        count(*) filter (where is_recognized_not_routed) as n_not_routed,
+        count(*) filter (where is_recognized_not_routed) as n_not_routed
     from cells
     where is_ranked
 ),
@@ -40,15 +36,14 @@ unioned as (
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         unioned.model_id,
         unioned.kind,
         unioned.is_pooled,
         unioned.n_recognized,
         unioned.n_not_routed,
-        unioned.n_not_routed / nullif(unioned.n_recognized, 0) as rate,
+        unioned.n_not_routed / nullif(unioned.n_recognized, 0) as rate
     from unioned
-    cross join release
 )
 
 select * from final

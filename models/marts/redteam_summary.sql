@@ -1,10 +1,6 @@
 {#- One row per red-team transcript of the annex: its length and who speaks. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 transcripts as (
     select * from {{ ref('stg_release__redteam_transcripts') }}
 ),
@@ -16,17 +12,16 @@ summarised as (
         count(*) as n_turns,
         count(*) filter (where role = 'user') as n_user_turns,
         count(*) filter (where role = 'assistant') as n_assistant_turns,
-        sum(length(turn_text))::bigint as n_characters,
+        cast(sum(length(turn_text)) as bigint) as n_characters
     from transcripts
     group by transcript_id
 ),
 
 final as (
     select
-        release.release_id,
-        summarised.*,
+        {{ release_id() }} as release_id,
+        summarised.*
     from summarised
-    cross join release
 )
 
 select * from final

@@ -1,25 +1,3 @@
 {#- turn-type score = mean cell score over the cells of that turn type; per model, and pooled
-    over all cells of models of kind 'model'. -#}
-with
-
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
-cells as (
-    select * from {{ ref('int_cells_scored') }}
-),
-
-unioned as (
-    {{ cell_score_means('cells', 'turn_type') }}
-),
-
-final as (
-    select
-        release.release_id,
-        unioned.*,
-    from unioned
-    cross join release
-)
-
-select * from final
+    over all cells of models of kind 'model' (macros/cell_score_means.sql). -#}
+{{ cell_score_means('turn_type') }}

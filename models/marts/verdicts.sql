@@ -2,17 +2,13 @@
 {#- A view: the verdicts are computed once, in int_verdicts_voted. -#}
 with
 
-release as (
-    select release_id from {{ ref('stg_release__manifest') }}
-),
-
 verdicts as (
     select * from {{ ref('int_verdicts_voted') }}
 ),
 
 final as (
     select
-        release.release_id,
+        {{ release_id() }} as release_id,
         verdicts.response_id,
         verdicts.model_id,
         verdicts.task_id,
@@ -22,9 +18,8 @@ final as (
         verdicts.n_labels,
         verdicts.n_met,
         verdicts.is_empty_reply,
-        verdicts.is_met,
+        verdicts.is_met
     from verdicts
-    cross join release
 )
 
 select * from final

@@ -1,28 +1,40 @@
 """Task-bootstrap percentile intervals for model scores, ranks and the headline metrics.
 
 Method
-- Tasks are resampled with replacement, B times. Resample b draws n_tasks task indices
-  uniformly, ``Generator(PCG64(seed)).integers(0, n_tasks, size=(B, n_tasks))`` row b, and
-  counts them (one ``np.bincount`` per chunk, each row offset by its position); every
+- Tasks are resampled with replacement, B times. Tasks are ordered by task_id (code-point
+  order) and models by model_id first, so nothing depends on the row order of the inputs.
+- Resample b's task counts (``_draw_counts``; a calibration bootstrap that must share them
+  can call it): with ``rng = np.random.Generator(np.random.PCG64(seed))``, resample b counts
+  row b of ``rng.integers(0, n_tasks, size=(B, n_tasks))``, i.e. values ``b * n_tasks`` to
+  ``(b + 1) * n_tasks - 1`` of one stream of task indices, which is read chunk by chunk in
+  order; ``counts[b, j]`` is how often task j (the j-th task_id) occurs in that row. Every
   statistic of resample b uses the same counts (a joint bootstrap), so paired differences
-  and ranks are consistent with the score intervals. (Drawing indices and counting them is
-  ~2.5x faster than ``multinomial`` at 72,000 tasks and gives the same distribution.)
-- Tasks are ordered by task_id (code-point order) and models by model_id before drawing,
-  so the result does not depend on the row order of the inputs.
+  and ranks are consistent with the score intervals.
+- How the counts are computed (the result is the one above, bitwise; only the speed is
+  ours). ``Generator.integers`` turns the generator's 32-bit words w (each 64-bit PCG64
+  output is two words, low half first) into indices by Lemire's method: m = w * n_tasks,
+  index = m >> 32, and w is skipped when (m mod 2**32) < (2**32 - n_tasks) mod n_tasks
+  (about 0.6 words per resample at 72,000 tasks). Whether a word is skipped depends on that
+  word alone, so the word stream can be cut anywhere: each thread draws its own stretch of
+  words from a copy of the generator moved there with ``PCG64.advance``, maps and counts
+  them (``np.bincount``) one stretch of about one resample's length at a time; the stretches
+  start where resamples would start with the expected number of skipped words, and the few
+  words between a stretch start and the true resample start are then moved to the right
+  resample. The generator is left exactly where ``integers`` would leave it.
 - Resampled sums are one matrix product, ``counts @ design``, over a design matrix with one
   column per needed per-task sum (model scores, turn-type masks, recognized / not-routed
   counts, per-dimension scores and "task has the dimension" masks). Ratios such as a
   dimension score (sum c*s*has / sum c*has) or the recognized-but-not-routed rate are
   re-estimated as ratios in every resample.
-- Indices are drawn chunk by chunk from the one generator, in order (row-major), so
-  resample b gets the same counts whatever ``chunk_size`` is. Each design column is put on a power-of-two grid
-  (scores rounded to at most 2**-(52 - ceil(log2(n_tasks * column max))), i.e. ~1e-13 at 718
-  tasks and ~1e-11 at 72,000) so that every sum in the product is an exact integer in
-  float64. The product is then exact, whatever the BLAS, thread count or chunk shape, and
-  the output is bitwise identical for any ``chunk_size``. (float32 would halve the
-  product's cost but holds integers exactly only up to 2**24: scores would have to be
-  rounded to ~2**-24 / n_tasks, i.e. coarser than 1e-9 at 718 tasks, so it is not used.) Point estimates go through the
-  same path with every count equal to 1; they equal a direct float computation to ~1e-12.
+- Each design column is put on a power-of-two grid (scores rounded to at most
+  2**-(52 - ceil(log2(n_tasks * column max))), i.e. ~1e-13 at 718 tasks and ~1e-11 at
+  72,000) so that every sum in the product is an exact integer in float64. The product is
+  then exact, whatever the BLAS, thread count or chunk shape, and the output is bitwise
+  identical for any ``chunk_size`` and number of threads. (float32 would halve the product's
+  cost but holds integers exactly only up to 2**24: scores would have to be rounded to
+  ~2**-24 / n_tasks, i.e. coarser than 1e-9 at 718 tasks, so it is not used.) Point
+  estimates go through the same path with every count equal to 1; they equal a direct float
+  computation to ~1e-12.
 - Intervals: percentile method, ``np.nanquantile(..., [alpha/2, 1 - alpha/2],
   method="linear")`` (Hyndman-Fan type 7). A resample in which a ratio has no denominator
   (no drawn task has the dimension, no single-turn task, no recognized pair) gives NaN for
@@ -37,20 +49,26 @@ Method
 - Point ranking (for output order and 'pair_difference'): full-sample score descending,
   then model_id ascending for exact ties. 'pair_difference' pairs each model with the next
   one down: estimate = score(model) - score(next), interval over the same resamples.
+
+Inputs are the dbt models' rows, whose keys and values dbt tests already check; only what
+would otherwise give a silently wrong result is checked again here (duplicate or missing
+cells, a model with two kinds, a task with two turn types, dimension rows that do not cover
+every ranked model, null or out-of-range scores), plus a clear error for no ranked model.
 """
 
 from __future__ import annotations
 
 import math
-import statistics as pystats
-import time
-import tracemalloc
+import os
+import sys
 import warnings
-from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from distressbench.contract import MODEL_KINDS
 
@@ -71,10 +89,16 @@ REFERENCE_KIND = "clinician_reference"
 
 SCORE_QUANTILE_METHOD = "linear"
 RANK_QUANTILE_METHOD = "inverted_cdf"
-# Per copy of the count matrix (int64 indices, int64 counts, float64 for the product): ~384 MB together.
+# One float64 copy of the count matrix per chunk (the product reads it as it is).
 COUNT_BYTES_BUDGET = 128 * 2**20
 # Bound on the (rows x models x models) comparison block used to rank resamples.
 RANK_BYTES_BUDGET = 32 * 2**20
+# Threads that draw and count (numpy releases the GIL in each step); the result does not depend on it.
+DRAW_THREADS = max(1, min(os.cpu_count() or 1, 8))
+# Words kept from each end of a counted stretch to move words between resamples without redrawing them.
+_WINDOW = 1024
+_WORD = 2**32
+_LOW = 0 if sys.byteorder == "little" else 1  # index of the low 32-bit half of a uint64
 _EXAMPLES = 3
 
 
@@ -107,7 +131,7 @@ class _Design:
         return len(self.ranked)
 
 
-# --------------------------------------------------------------------------- validation
+# --------------------------------------------------------------------------- checks
 
 
 def _fail(table: str, problem: str, count: int, examples: list[object]) -> BootstrapInputError:
@@ -115,9 +139,7 @@ def _fail(table: str, problem: str, count: int, examples: list[object]) -> Boots
     return BootstrapInputError(f"{table}: {count} {problem}; e.g. {shown}")
 
 
-def _check_columns(frame: pd.DataFrame, table: str, required: tuple[str, ...]) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise BootstrapInputError(f"{table}: expected a pandas DataFrame, got {type(frame).__name__}")
+def _require(frame: pd.DataFrame, table: str, required: tuple[str, ...]) -> None:
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise BootstrapInputError(f"{table}: {len(missing)} missing column(s): {', '.join(missing)}")
@@ -128,36 +150,30 @@ def _check_columns(frame: pd.DataFrame, table: str, required: tuple[str, ...]) -
             raise _fail(table, f"null value(s) in column {column!r} at row position(s)", len(rows), list(rows))
 
 
-def _check_strings(frame: pd.DataFrame, table: str, columns: tuple[str, ...]) -> None:
-    for column in columns:
-        if not pd.api.types.is_string_dtype(frame[column]):
-            bad = frame[column][[not isinstance(v, str) for v in frame[column]]]
-            raise _fail(table, f"non-string value(s) in column {column!r}", len(bad), bad.head(_EXAMPLES).tolist())
-
-
-def _check_scores(frame: pd.DataFrame, table: str, keys: tuple[str, ...]) -> np.ndarray:
-    column = frame["score"]
-    if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
-        raise BootstrapInputError(f"{table}: column 'score' must be numeric, got dtype {column.dtype}")
-    scores = column.to_numpy(dtype=np.float64)
-    bad = ~(np.isfinite(scores) & (scores >= 0.0) & (scores <= 1.0))
+def _scores(frame: pd.DataFrame, table: str, keys: tuple[str, ...]) -> np.ndarray:
+    scores = frame["score"].to_numpy(dtype=np.float64)
+    bad = ~((scores >= 0.0) & (scores <= 1.0))
     if bad.any():
         rows = frame.loc[bad, [*keys, "score"]].head(_EXAMPLES)
         raise _fail(table, "score(s) outside [0, 1]", int(bad.sum()), list(rows.itertuples(index=False, name=None)))
     return scores
 
 
-def _check_bool(frame: pd.DataFrame, table: str, column: str) -> np.ndarray:
+def _flag(frame: pd.DataFrame, table: str, column: str) -> np.ndarray:
     if not pd.api.types.is_bool_dtype(frame[column]):
         raise BootstrapInputError(f"{table}: column {column!r} must be boolean, got dtype {frame[column].dtype}")
     return frame[column].to_numpy(dtype=bool)
 
 
-def _check_values(frame: pd.DataFrame, table: str, column: str, allowed: tuple[str, ...]) -> None:
-    bad = ~frame[column].isin(allowed).to_numpy(dtype=bool)
-    if bad.any():
-        examples = list(pd.unique(frame[column][bad]))
-        raise _fail(table, f"value(s) in column {column!r} not in {allowed}", int(bad.sum()), examples)
+def _coded(column: pd.Series, table: str, allowed: tuple[str, ...]) -> np.ndarray:
+    """Row by row, the position of the column's value in `allowed`."""
+    codes, uniques = pd.factorize(column)
+    position = pd.Index(allowed).get_indexer(np.asarray(uniques, dtype=object))
+    if (position < 0).any():
+        bad = np.flatnonzero(position < 0)
+        count = int(np.isin(codes, bad).sum())
+        raise _fail(table, f"value(s) in column {column.name!r} not in {allowed}", count, list(uniques[bad]))
+    return position[codes]
 
 
 def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -171,22 +187,29 @@ def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _codes_in(column: pd.Series, ids: np.ndarray) -> np.ndarray:
-    """Codes of column's values in ids (-1 when absent), looking up distinct values only."""
-    codes, uniques = pd.factorize(column)
-    return pd.Index(ids).get_indexer(np.asarray(uniques, dtype=object)).astype(np.int64)[codes]
+    """Codes of column's values in ids (-1 when absent): one hash look-up per row in Arrow."""
+    array = column.array
+    values = array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
+    found = pc.index_in(values, value_set=pa.array(ids).cast(values.type))
+    return found.fill_null(-1).to_numpy().astype(np.int64)
 
 
-def _check_duplicates(keys: np.ndarray, table: str, what: str, describe: Callable[[int], object]) -> None:
-    order = np.argsort(keys, kind="stable")
-    dup = order[1:][keys[order][1:] == keys[order][:-1]]
-    if len(dup):
-        raise _fail(table, f"duplicate {what} row(s)", len(dup), [describe(i) for i in dup[:_EXAMPLES]])
+def _duplicates(keys: np.ndarray, n_keys: int) -> np.ndarray:
+    """Row positions whose key already occurred in an earlier row."""
+    seen = np.zeros(n_keys, dtype=bool)
+    seen[keys] = True
+    if int(seen.sum()) == len(keys):
+        return np.empty(0, dtype=np.int64)
+    _, first = np.unique(keys, return_index=True)
+    repeated = np.ones(len(keys), dtype=bool)
+    repeated[first] = False
+    return np.flatnonzero(repeated)
 
 
 def _mixed_groups(group: np.ndarray, flag: np.ndarray, n_groups: int) -> np.ndarray:
     """Groups whose rows do not all share the same boolean flag."""
     total = np.bincount(group, minlength=n_groups)
-    hits = np.bincount(group, weights=flag.astype(np.float64), minlength=n_groups)
+    hits = np.bincount(group, weights=flag, minlength=n_groups)
     return np.flatnonzero((hits > 0) & (hits < total))
 
 
@@ -194,26 +217,24 @@ def _mixed_groups(group: np.ndarray, flag: np.ndarray, n_groups: int) -> np.ndar
 
 
 def _build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> _Design:
-    """Validate both frames and build the per-task design matrix."""
-    _check_columns(cells, "cells", CELL_COLUMNS)
-    _check_columns(dimension_cells, "dimension_cells", DIMENSION_COLUMNS)
+    """Check both frames and build the per-task design matrix."""
+    _require(cells, "cells", CELL_COLUMNS)
+    _require(dimension_cells, "dimension_cells", DIMENSION_COLUMNS)
     if len(cells) == 0:
         raise BootstrapInputError("cells: 0 rows; need one row per (model_id, task_id)")
-    _check_strings(cells, "cells", ("model_id", "task_id", "kind", "turn_type"))
-    scores = _check_scores(cells, "cells", ("model_id", "task_id"))
-    _check_values(cells, "cells", "kind", MODEL_KINDS)
-    _check_values(cells, "cells", "turn_type", TURN_TYPES)
-    recognized = _check_bool(cells, "cells", "is_recognized_with_routing")
-    not_routed = _check_bool(cells, "cells", "is_not_routed") & recognized
+    scores = _scores(cells, "cells", ("model_id", "task_id"))
+    is_ranked_row = _coded(cells["kind"], "cells", MODEL_KINDS) == MODEL_KINDS.index(RANKED_KIND)
+    is_single_row = _coded(cells["turn_type"], "cells", TURN_TYPES) == TURN_TYPES.index("single")
+    recognized = _flag(cells, "cells", "is_recognized_with_routing")
+    not_routed = _flag(cells, "cells", "is_not_routed") & recognized
 
     t, task_ids = _factorize_sorted(cells["task_id"])
     mo, model_ids = _factorize_sorted(cells["model_id"])
     n, m = len(task_ids), len(model_ids)
-
-    def cell_key(i: int) -> tuple[str, str]:
-        return (cells["model_id"].iat[i], cells["task_id"].iat[i])
-
-    _check_duplicates(t * m + mo, "cells", "(model_id, task_id)", cell_key)
+    duplicates = _duplicates(t * m + mo, n * m)
+    if len(duplicates):
+        keys = [(model_ids[mo[i]], task_ids[t[i]]) for i in duplicates[:_EXAMPLES]]
+        raise _fail("cells", "duplicate (model_id, task_id) row(s)", len(duplicates), keys)
     if len(cells) != n * m:
         present = np.zeros((n, m), dtype=bool)
         present[t, mo] = True
@@ -224,8 +245,6 @@ def _build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> _Design
             len(gaps),
             [(model_ids[j], task_ids[i]) for i, j in gaps[:_EXAMPLES]],
         )
-    is_ranked_row = cells["kind"].eq(RANKED_KIND).to_numpy(dtype=bool)
-    is_single_row = cells["turn_type"].eq("single").to_numpy(dtype=bool)
     mixed = _mixed_groups(mo, is_ranked_row, m)
     if len(mixed):
         raise _fail("cells", "model_id(s) with more than one kind", len(mixed), list(model_ids[mixed]))
@@ -238,9 +257,13 @@ def _build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> _Design
     ranked = np.flatnonzero(model_is_ranked)
     references = np.flatnonzero(~model_is_ranked)
     if len(ranked) == 0:
-        raise BootstrapInputError("cells: 0 models of kind 'model'; need at least one to rank")
+        raise BootstrapInputError(
+            f"cells: 0 models of kind 'model' among {m} model(s) (e.g. {', '.join(map(repr, model_ids[:_EXAMPLES]))}); "
+            "need at least one to rank"
+        )
     if len(references) > 1:
-        raise _fail("cells", "models of kind 'clinician_reference' (at most one allowed)", len(references), list(model_ids[references]))
+        problem = "models of kind 'clinician_reference' (at most one allowed)"
+        raise _fail("cells", problem, len(references), list(model_ids[references]))
 
     score_matrix = np.zeros((n, m))
     score_matrix[t, mo] = scores
@@ -250,7 +273,8 @@ def _build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> _Design
     n_recognized = np.bincount(t, weights=recognized & is_ranked_row, minlength=n)
     n_not_routed = np.bincount(t, weights=not_routed & is_ranked_row, minlength=n)
     ranked_total = score_matrix[:, ranked].sum(axis=1)
-    columns = [score_matrix, np.column_stack([ranked_total * single, ranked_total * multi, single, multi, n_not_routed, n_recognized])]
+    per_task = [ranked_total * single, ranked_total * multi, single, multi, n_not_routed, n_recognized]
+    columns = [score_matrix, np.column_stack(per_task)]
 
     dimensions, dimension_blocks = _dimension_blocks(dimension_cells, task_ids, model_ids, model_is_ranked)
     columns.extend(dimension_blocks)
@@ -270,47 +294,47 @@ def _dimension_blocks(
     table = "dimension_cells"
     if len(frame) == 0:
         return (), []
-    _check_strings(frame, table, ("model_id", "task_id", "dimension"))
-    scores = _check_scores(frame, table, ("model_id", "task_id", "dimension"))
-    t = _codes_in(frame["task_id"], task_ids)
-    mo = _codes_in(frame["model_id"], model_ids)
+    scores = _scores(frame, table, ("model_id", "task_id", "dimension"))
+    with ThreadPoolExecutor(max_workers=3) as pool:  # hashing millions of ids releases the GIL
+        coding = [pool.submit(_codes_in, frame[c], ids) for c, ids in (("task_id", task_ids), ("model_id", model_ids))]
+        dimension_coding = pool.submit(_factorize_sorted, frame["dimension"])
+        t, mo = (job.result() for job in coding)
+        d, dimensions = dimension_coding.result()
     for column, codes in (("model_id", mo), ("task_id", t)):
         unknown = codes < 0
         if unknown.any():
             examples = list(pd.unique(frame[column][unknown]))
             raise _fail(table, f"row(s) whose {column} is not in cells", int(unknown.sum()), examples)
-    d, dimensions = _factorize_sorted(frame["dimension"])
     n, m, k = len(task_ids), len(model_ids), len(dimensions)
     ranked = np.flatnonzero(model_is_ranked)
 
-    def key(i: int) -> tuple[str, str, str]:
-        return (frame["model_id"].iat[i], frame["task_id"].iat[i], frame["dimension"].iat[i])
-
-    _check_duplicates((t * m + mo) * k + d, table, "(model_id, task_id, dimension)", key)
-    is_ranked = model_is_ranked[mo]
-    pair = t * k + d
-    rows_per_pair = np.bincount(pair, minlength=n * k)
-    ranked_per_pair = np.bincount(pair, weights=is_ranked, minlength=n * k)
+    pair = d * n + t  # dimension-major, the order of the blocks below
+    duplicates = _duplicates(pair * m + mo, k * n * m)
+    if len(duplicates):
+        keys = [(model_ids[mo[i]], task_ids[t[i]], dimensions[d[i]]) for i in duplicates[:_EXAMPLES]]
+        raise _fail(table, "duplicate (model_id, task_id, dimension) row(s)", len(duplicates), keys)
+    rows_per_pair = np.bincount(pair, minlength=k * n)
+    ranked_per_pair = np.bincount(pair, weights=model_is_ranked[mo], minlength=k * n)
     short = np.flatnonzero((rows_per_pair > 0) & (ranked_per_pair != len(ranked)))
     if len(short):
         examples = [
-            f"({task_ids[p // k]!r}, {dimensions[p % k]!r}) has {int(ranked_per_pair[p])} of {len(ranked)}"
+            f"({task_ids[p % n]!r}, {dimensions[p // n]!r}) has {int(ranked_per_pair[p])} of {len(ranked)}"
             for p in short[:_EXAMPLES]
         ]
         raise BootstrapInputError(
             f"{table}: {len(short)} (task_id, dimension) pair(s) lack a row for some model of kind 'model' "
             f"(a task that has a dimension needs a row for every ranked model); e.g. {'; '.join(examples)}"
         )
-    position = np.full(m, -1)
-    position[ranked] = np.arange(len(ranked))
-    blocks: list[np.ndarray] = []
-    for code in range(k):
-        rows = (d == code) & is_ranked
-        block = np.zeros((n, len(ranked) + 1))
-        block[t[rows], position[mo[rows]]] = scores[rows]
-        block[t[rows], -1] = 1.0
-        blocks.append(block)
-    return tuple(str(x) for x in dimensions), blocks
+    # One n_tasks x (n_ranked + 1) block per dimension: ranked models' scores, then the mask
+    # (the pair has rows, hence one for every ranked model). Other models' rows land in a
+    # scratch slot that is cut off, so every row is placed by one flat scattered write.
+    width = len(ranked) + 1
+    slot = np.full(m, width)
+    slot[ranked] = np.arange(len(ranked))
+    blocks = np.zeros((k * n, width + 1))
+    blocks.reshape(-1)[pair * (width + 1) + slot[mo]] = scores
+    blocks[:, width - 1] = rows_per_pair > 0
+    return tuple(str(x) for x in dimensions), list(blocks.reshape(k, n, width + 1)[:, :, :width])
 
 
 def _exact_grid(design: np.ndarray, n_tasks: int) -> tuple[np.ndarray, np.ndarray]:
@@ -320,11 +344,178 @@ def _exact_grid(design: np.ndarray, n_tasks: int) -> tuple[np.ndarray, np.ndarra
     the column scaled by 2**e so that this bound is <= 2**52, every product and partial sum is
     an integer below 2**53, hence exact in float64 in any summation order.
     """
-    top = np.abs(design).max(axis=0)
+    top = design.max(axis=0)  # every column is >= 0 (scores in [0, 1], masks and counts)
     with np.errstate(divide="ignore"):
         exponent = np.where(top > 0, 52 - np.ceil(np.log2(n_tasks * np.where(top > 0, top, 1.0))), 0)
     exponent = exponent.astype(np.int64)
-    return np.rint(np.ldexp(design, exponent)), np.ldexp(1.0, -exponent)
+    np.rint(np.ldexp(design, exponent, out=design), out=design)  # in place: design is ours
+    return design, np.ldexp(1.0, -exponent)
+
+
+# --------------------------------------------------------------------------- draws
+
+
+def _pcg(state: dict) -> np.random.PCG64:
+    bits = np.random.PCG64(0)
+    bits.state = state
+    return bits
+
+
+class _Words:
+    """The 32-bit words that Generator.integers reads from a PCG64 state, from word `start` on.
+
+    Word 0 is the buffered upper half when the state has one (has_uint32), then each 64-bit
+    output gives two words, low half first (PCG64's next_uint32).
+    """
+
+    def __init__(self, origin: dict, start: int) -> None:
+        buffered = int(origin["has_uint32"])
+        self._pending = np.array([origin["uinteger"]], dtype=np.uint32) if buffered and start == 0 else None
+        self._bits = _pcg({**origin, "has_uint32": 0})
+        raw, half = divmod(max(start - buffered, 0), 2)
+        self._bits.advance(raw)
+        if half:
+            self._pending = self._bits.random_raw(1).view(np.uint32)[1:]
+
+    def read(self, count: int) -> np.ndarray:
+        pending = self._pending
+        need = count - (pending is not None)
+        words = self._bits.random_raw((need + 1) // 2).view(np.uint32)
+        self._pending = words[need:] if need % 2 else None
+        words = words[:need]
+        return words if pending is None else np.concatenate([pending, words])
+
+
+def _lemire(
+    words: np.ndarray, n_tasks: int, threshold: int, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, skipped): (w * n_tasks) >> 32 per word as int64 (in `out`, a uint64 buffer, when
+    given: a fresh array costs more than the product), and the positions of skipped words."""
+    product = np.multiply(words, np.uint64(n_tasks), dtype=np.uint64, out=None if out is None else out[: len(words)])
+    skipped = np.flatnonzero(product.view(np.uint32)[_LOW::2] < threshold) if threshold else np.empty(0, np.int64)
+    np.right_shift(product, np.uint64(32), out=product)
+    return product.view(np.int64), skipped
+
+
+def _count_stretches(
+    origin: dict, n_tasks: int, threshold: int, starts: list[int], rows: range, counts: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """counts[b] <- task counts of the kept words in [starts[b], starts[b + 1]), for b in rows.
+
+    Returns per row the skipped words' positions and the first and last _WINDOW indices
+    (-1 for a skipped word)."""
+    words = _Words(origin, starts[rows.start])
+    buffer = np.empty(max(starts[b + 1] - starts[b] for b in rows), dtype=np.uint64)
+    out = []
+    for b in rows:
+        index, skipped = _lemire(words.read(starts[b + 1] - starts[b]), n_tasks, threshold, buffer)
+        row = np.bincount(index, minlength=n_tasks)
+        if len(skipped):
+            np.subtract.at(row, index[skipped], 1)
+            index[skipped] = -1
+        np.multiply(row, 1.0, out=counts[b])  # a ufunc casts without holding the GIL
+        out.append((skipped + starts[b], index[:_WINDOW].copy(), index[-_WINDOW:].copy()))
+    return out
+
+
+def _state_after(origin: dict, n_words: int) -> dict:
+    """The PCG64 state after Generator.integers has read n_words words from origin."""
+    used = n_words - int(origin["has_uint32"])  # words taken from new 64-bit outputs
+    if n_words == 0:
+        return origin
+    if used <= 0:
+        return {**origin, "has_uint32": 0}
+    bits = _pcg({**origin, "has_uint32": 0})
+    bits.advance((used + 1) // 2 - 1)
+    last = int(bits.random_raw())
+    return {**bits.state, "has_uint32": used % 2, "uinteger": last >> 32}
+
+
+def _draw_counts(
+    rng: np.random.Generator, n_tasks: int, size: int, *, out: np.ndarray | None = None, threads: int | None = None
+) -> np.ndarray:
+    """size x n_tasks float64 counts: row b counts row b of rng.integers(0, n_tasks, size=(size, n_tasks)).
+
+    Bitwise the counts of that call, and rng is left in the state that call leaves it in
+    (see the module docstring for how); rng must be backed by PCG64. `out` (at least size
+    rows) is filled instead of a new array; `threads` defaults to DRAW_THREADS.
+    """
+    counts = np.empty((size, n_tasks)) if out is None else out[:size]
+    if size == 0:
+        return counts
+    if n_tasks == 1:  # integers(0, 1) reads no word
+        counts.fill(1.0)
+        return counts
+    bits = rng.bit_generator
+    if not isinstance(bits, np.random.PCG64):
+        raise TypeError(f"_draw_counts needs a PCG64 generator, got {type(bits).__name__}")
+    origin = bits.state
+    threshold = (_WORD - n_tasks) % n_tasks
+    # Stretch b starts where resample b would with the expected number of skipped words.
+    guess = [b * n_tasks * _WORD // (_WORD - threshold) for b in range(size + 1)]
+    parts = min(size, 2 * (threads or DRAW_THREADS))
+    edges = [size * i // parts for i in range(parts + 1)]
+    ranges = [range(lo, hi) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
+    with ThreadPoolExecutor(max_workers=threads or DRAW_THREADS) as pool:
+        parts_found = pool.map(lambda rows: _count_stretches(origin, n_tasks, threshold, guess, rows, counts), ranges)
+        found = [stretch for part in parts_found for stretch in part]
+    skipped = np.concatenate([s[0] for s in found]).tolist()
+
+    # True starts: start[b] is the position right after the (b * n_tasks)-th kept word.
+    tail_words = _Words(origin, guess[size])
+    tail_index: list[np.ndarray] = []
+    frontier = guess[size]
+    start = [0]
+    r = 0
+    for b in range(1, size + 1):
+        x = b * n_tasks + r
+        while True:
+            if x > frontier:  # past the last stretch: read on
+                index, more = _lemire(tail_words.read(x - frontier + 64), n_tasks, threshold)
+                skipped.extend((more + frontier).tolist())
+                index[more] = -1
+                tail_index.append(index)
+                frontier += len(index)
+            elif r < len(skipped) and skipped[r] < x:
+                r += 1
+                x += 1
+            else:
+                break
+        start.append(x)
+
+    # Move the kept words between guess[b] and start[b] from one resample to the other.
+    beyond = np.concatenate(tail_index) if tail_index else np.empty(0, dtype=np.int64)
+    rows_moved, index_moved, signs = [], [], []
+    for b in range(1, size + 1):
+        shift = start[b] - guess[b]
+        if shift == 0:
+            continue
+        if b == size and shift > 0:
+            moved = beyond[:shift]
+        elif shift > 0 and shift <= min(_WINDOW, guess[b + 1] - guess[b]):
+            moved = found[b][1][:shift]
+        elif shift < 0 and -shift <= min(_WINDOW, guess[b] - guess[b - 1]):
+            moved = found[b - 1][2][shift:]
+        else:  # a long way from the guess: read those words again
+            lo, hi = sorted((guess[b], start[b]))
+            moved, again = _lemire(_Words(origin, lo).read(hi - lo), n_tasks, threshold)
+            moved[again] = -1
+        moved = moved[moved >= 0]
+        sign = 1.0 if shift > 0 else -1.0
+        for row, direction in ((b - 1, sign), (b, -sign)):
+            if row < size:
+                rows_moved.append(np.full(len(moved), row))
+                index_moved.append(moved)
+                signs.append(np.full(len(moved), direction))
+    if rows_moved:
+        np.add.at(counts, (np.concatenate(rows_moved), np.concatenate(index_moved)), np.concatenate(signs))
+    bits.state = _state_after(origin, start[size])
+    return counts
+
+
+def default_chunk_size(n_tasks: int) -> int:
+    """Resamples per chunk so one copy of the count matrix stays within COUNT_BYTES_BUDGET."""
+    return max(1, COUNT_BYTES_BUDGET // (8 * max(1, n_tasks)))
 
 
 # --------------------------------------------------------------------------- statistics
@@ -391,19 +582,6 @@ def _percentile_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, n
     return bounds[0], bounds[1]
 
 
-def _draw_counts(rng: np.random.Generator, n_tasks: int, size: int) -> np.ndarray:
-    """size x n_tasks float64 counts: row b counts n_tasks indices drawn uniformly."""
-    index = rng.integers(0, n_tasks, size=(size, n_tasks), dtype=np.int64)
-    index += (np.arange(size, dtype=np.int64) * n_tasks)[:, None]
-    counts = np.bincount(index.ravel(), minlength=size * n_tasks).astype(np.float64)
-    return counts.reshape(size, n_tasks)
-
-
-def default_chunk_size(n_tasks: int) -> int:
-    """Resamples per chunk so one copy of the count matrix stays within COUNT_BYTES_BUDGET."""
-    return max(1, COUNT_BYTES_BUDGET // (8 * max(1, n_tasks)))
-
-
 def run_bootstrap(
     cells: pd.DataFrame,
     dimension_cells: pd.DataFrame,
@@ -426,7 +604,9 @@ def run_bootstrap(
         raise BootstrapInputError(f"samples must be a positive integer, got {samples!r}")
     if not 0.0 < float(alpha) < 1.0:
         raise BootstrapInputError(f"alpha must be in (0, 1), got {alpha!r}")
-    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1):
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1
+    ):
         raise BootstrapInputError(f"chunk_size must be a positive integer or None, got {chunk_size!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise BootstrapInputError(f"seed must be a non-negative integer, got {seed!r}")
@@ -448,12 +628,11 @@ def run_bootstrap(
     ranks = np.empty((samples, k), dtype=np.int32)
     top_share = np.zeros(k)
     rng = np.random.Generator(np.random.PCG64(int(seed)))
-    step = int(chunk_size) if chunk_size is not None else default_chunk_size(n)
+    step = min(samples, int(chunk_size) if chunk_size is not None else default_chunk_size(n))
+    counts = np.empty((step, n))
     for start in range(0, samples, step):
         size = min(step, samples - start)
-        counts = _draw_counts(rng, n, size)
-        sums = (counts @ design.design) * design.unscale
-        del counts
+        sums = (_draw_counts(rng, n, size, out=counts) @ design.design) * design.unscale
         stats = _statistics(sums, design, pairs)
         draws[start : start + size] = stats
         chunk_ranks = _ranks(stats[:, design.ranked])
@@ -462,7 +641,8 @@ def run_bootstrap(
         top_share += (top / top.sum(axis=1, keepdims=True)).sum(axis=0)
 
     low, high = _percentile_interval(draws, alpha)
-    rank_mid, rank_low, rank_high = np.quantile(ranks, [0.5, alpha / 2, 1 - alpha / 2], axis=0, method=RANK_QUANTILE_METHOD)
+    rank_q = [0.5, alpha / 2, 1 - alpha / 2]
+    rank_mid, rank_low, rank_high = np.quantile(ranks, rank_q, axis=0, method=RANK_QUANTILE_METHOD)
 
     model_order = [int(design.ranked[j]) for j in order] + ([design.reference] if design.reference is not None else [])
     rows: list[tuple[str, str | None, str | None, float, float, float]] = []
@@ -479,7 +659,7 @@ def run_bootstrap(
         c = m + len(names) + p
         rows.append(("pair_difference", ranked_ids[a], ranked_ids[b], point[c], low[c], high[c]))
 
-    columns = list(zip(*rows))
+    columns = list(zip(*rows, strict=True))
     return pd.DataFrame(
         {
             "statistic": pd.Series(columns[0], dtype="str"),
@@ -490,76 +670,3 @@ def run_bootstrap(
             "ci_high": np.asarray(columns[5], dtype=np.float64),
         }
     )
-
-
-# --------------------------------------------------------------------------- benchmark
-
-
-def random_inputs(
-    n_tasks: int, n_models: int, n_dimensions: int = 7, seed: int = 0
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Random but valid inputs: n_models - 1 ranked models plus one clinician reference."""
-    rng = np.random.default_rng(seed)
-    tasks = np.array([f"task-{i:06d}" for i in range(n_tasks)], dtype=object)
-    models = np.array([f"model-{j:03d}" for j in range(n_models)], dtype=object)
-    kinds = np.array([RANKED_KIND] * (n_models - 1) + [REFERENCE_KIND], dtype=object)
-    ability = rng.uniform(0.4, 0.95, n_models)
-    scores = np.clip(ability[None, :] + rng.normal(0, 0.2, (n_tasks, n_models)), 0, 1)
-    turn = np.where(rng.random(n_tasks) < 0.6, "single", "multi").astype(object)
-    recognized = rng.random((n_tasks, n_models)) < 0.7
-    not_routed = recognized & (rng.random((n_tasks, n_models)) < 0.35)
-    cells = pd.DataFrame(
-        {
-            "model_id": pd.Series(np.tile(models, n_tasks), dtype="str"),
-            "task_id": pd.Series(np.repeat(tasks, n_models), dtype="str"),
-            "kind": pd.Series(np.tile(kinds, n_tasks), dtype="str"),
-            "score": scores.ravel(),
-            "turn_type": pd.Series(np.repeat(turn, n_models), dtype="str"),
-            "is_recognized_with_routing": recognized.ravel(),
-            "is_not_routed": not_routed.ravel(),
-        }
-    )
-    has = rng.random((n_tasks, n_dimensions)) < 0.8
-    t_idx, d_idx = np.nonzero(has)
-    n_pairs = len(t_idx)
-    dimension_cells = pd.DataFrame(
-        {
-            "model_id": pd.Series(np.tile(models, n_pairs), dtype="str"),
-            "task_id": pd.Series(np.repeat(tasks[t_idx], n_models), dtype="str"),
-            "dimension": pd.Series(np.repeat(np.array([f"dim_{x}" for x in range(n_dimensions)], dtype=object)[d_idx], n_models), dtype="str"),
-            "score": rng.random(n_pairs * n_models),
-        }
-    )
-    return cells, dimension_cells
-
-
-def benchmark(n_tasks: int, n_models: int, samples: int, repeats: int = 3, n_dimensions: int = 7) -> dict[str, float | int]:
-    """Median wall and CPU time of run_bootstrap over `repeats` runs, and its peak traced memory.
-
-    Inputs come from random_inputs (built before timing). Peak memory is what tracemalloc sees
-    numpy and Python allocate during one extra run (BLAS and Arrow buffers are not counted).
-    """
-    cells, dimension_cells = random_inputs(n_tasks, n_models, n_dimensions)
-    times: list[float] = []
-    cpu: list[float] = []
-    for _ in range(repeats):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        run_bootstrap(cells, dimension_cells, samples=samples)
-        times.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    tracemalloc.start()
-    try:
-        run_bootstrap(cells, dimension_cells, samples=samples)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return {
-        "n_tasks": n_tasks,
-        "n_models": n_models,
-        "n_dimensions": n_dimensions,
-        "samples": samples,
-        "seconds_median": pystats.median(times),
-        "seconds_min": min(times),
-        "cpu_seconds_median": pystats.median(cpu),
-        "peak_traced_mib": peak / 2**20,
-    }

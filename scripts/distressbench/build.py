@@ -8,30 +8,32 @@ Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
    int_judge_labels_aggregated, the one pass over the judge labels) and every value check
    on what was built there (gate_values, Great Expectations over frames DuckDB derives);
 3. publish check -- a release id already published with other content needs --force;
-4. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
+4. history -- the results of the releases published before are carried into the file;
+5. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
    checked (it never reads the release folder);
-5. verify -- the manifest is the one read before the gate and every file still has its
+6. verify -- the manifest is the one read before the gate and every file still has its
    sha256: what is published is what was checked;
-6. audit -- row counts reconcile with the manifest, the publication record is written and
+7. audit -- row counts reconcile with the manifest, the publication record is written and
    the file reopens read-only;
-7. publish -- one atomic rename of a symlink.
+8. publish -- one atomic rename of a symlink.
 
 The published warehouse path is a symlink to one immutable, fully built database file in
-`<stem>.builds/`. A build works in the folder `<stem>.builds/work-current/` (gate report,
+`<name>.builds/` (keyed by the full file name, so `w.duckdb` and `w.db` in one folder never
+share builds). A build works in the folder `<name>.builds/work-current/` (gate report,
 dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
 the audit) and only a rename of a fresh symlink over the published path publishes it, so
 analysts with the old file open keep reading it, new sessions see the new release, and a
-build that fails or is killed at any moment leaves the published warehouse exactly as it
-was. The next build (under the lock) clears what a failed or killed build left behind.
+build that fails or is killed at any moment leaves the published warehouse exactly as it was.
+The next build (under the lock) clears what a failed or killed build left behind.
 
 What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
-can never disagree with the symlink; `<stem>.published_releases.jsonl` is a convenience
+can never disagree with the symlink; `<name>.published_releases.jsonl` is a convenience
 copy, rewritten from that table by every build.
 
 Speed: the work folder, the database path and the (empty) release path dbt sees are the
 same for every build (builds are serialised by the lock) and dbt keeps its target folder
-`<stem>.builds/dbt-target/` between builds, so dbt parses the project partially instead of
+`<name>.builds/dbt-target/` between builds, so dbt parses the project partially instead of
 from scratch. The release build leaves out the models the gate built (tag `built_by_gate`),
 dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest run them), the
 tests tagged `gate_guaranteed` (the gate has just checked the same keys on the same rows)
@@ -59,6 +61,7 @@ from typing import Any
 import duckdb
 
 from distressbench import contract, paths
+from distressbench.history import carry_forward
 from distressbench.manifest import manifest_sha256, read_manifest, sha256_of
 
 KEEP_PREVIOUS_BUILDS = 1
@@ -92,25 +95,39 @@ class StageFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class WarehouseLayout:
-    """Where a published warehouse keeps its builds, log and lock."""
+    """Where a published warehouse keeps its builds, log and lock: beside it, named after
+    its full file name."""
 
     published: Path
 
     @property
     def builds_dir(self) -> Path:
-        return self.published.parent / f"{self.published.stem}.builds"
+        return self.published.parent / f"{self.published.name}.builds"
 
     @property
     def log(self) -> Path:
-        return self.published.parent / f"{self.published.stem}.published_releases.jsonl"
+        return self.published.parent / f"{self.published.name}.published_releases.jsonl"
 
     @property
     def lock(self) -> Path:
-        return self.published.parent / f"{self.published.stem}.lock"
+        return self.published.parent / f"{self.published.name}.lock"
+
+    @property
+    def legacy_builds_dir(self) -> Path:
+        """Where builds lived when the folders were named after the stem alone."""
+        return self.published.parent / f"{self.published.stem}.builds"
 
     def current_build(self) -> Path | None:
         """The file the published path points at (or is), if it exists."""
         return self.published.resolve() if self.published.exists() else None
+
+    def is_own_link(self) -> bool:
+        """The published path is a symlink into this warehouse's builds folder."""
+        if not self.published.is_symlink():
+            return False
+        target = self.published.parent / os.readlink(self.published)
+        folders = {self.builds_dir.resolve(), self.legacy_builds_dir.resolve()}
+        return target.parent.resolve() in folders
 
 
 def _say(message: str) -> None:
@@ -178,7 +195,10 @@ def published_history(layout: WarehouseLayout) -> list[Record]:
     except duckdb.Error as error:
         _say(f"warning: cannot read the publication record of {current} ({error}); using {layout.log}")
         return read_log(layout)
-    history = [dict(zip(names, row)) | {"gate_report": json.loads(row[names.index("gate_report")])} for row in rows]
+    history = [
+        dict(zip(names, row, strict=False)) | {"gate_report": json.loads(row[names.index("gate_report")])}
+        for row in rows
+    ]
     if read_log(layout) != history:
         _write_log(layout, history)
     return history
@@ -242,7 +262,14 @@ def record_publication(database: Path, history: list[Record]) -> None:
         connection.executemany(
             "insert into meta.published_releases values (?, ?, ?, ?, ?, ?)",
             [
-                [r["release_id"], r["manifest_sha256"], r["published_at"], r["build_file"], r["release_dir"], json.dumps(r["gate_report"])]
+                [
+                    r["release_id"],
+                    r["manifest_sha256"],
+                    r["published_at"],
+                    r["build_file"],
+                    r["release_dir"],
+                    json.dumps(r["gate_report"]),
+                ]
                 for r in history
             ],
         )
@@ -282,7 +309,9 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
     if problems:
         raise StageFailed("audit", "; ".join(problems))
     with duckdb.connect(str(database), read_only=True) as connection:
-        (recorded,) = connection.execute("select last(release_id order by rowid) from meta.published_releases").fetchone()
+        (recorded,) = connection.execute(
+            "select last(release_id order by rowid) from meta.published_releases"
+        ).fetchone()
     if recorded != release_id:
         raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
 
@@ -314,7 +343,9 @@ def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
     if published.exists() and not published.is_symlink():
         for suffix in ("", ".wal"):
             if Path(f"{published}{suffix}").exists():
-                os.link(f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}")
+                os.link(
+                    f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}"
+                )
     link = scratch / "published.link"
     link.symlink_to(os.path.relpath(database, published.parent))
     os.replace(link, published)
@@ -394,6 +425,10 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                     remove_stale_files(layout, history)
                     return current, False
         database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
+        with _stage("history"):
+            # the results of the releases published before, carried into the unpublished file
+            # (which the gate has created) for the history staging models dbt builds next
+            carry_forward(layout.current_build(), building)
         with _stage("dbt build"):
             run_dbt(building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
         with _stage("verify"):
@@ -423,8 +458,57 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
 UNSAFE_PATH_CHARACTERS = frozenset("*?[]'{}")
 
 
+# The longest name the layout puts beside the published path (see WarehouseLayout.log).
+_LONGEST_SUFFIX = ".published_releases.jsonl"
+_NAME_MAX = 255
+
+
+def _release_folder_above(path: Path) -> Path | None:
+    """The nearest folder at or above `path`'s folder that holds a release (manifest.json
+    or a table file of the contract)."""
+    markers = (contract.MANIFEST, *(contract.file_name(t) for t in contract.REQUIRED_TABLES))
+    for folder in path.parents:
+        if any(os.path.lexists(folder / marker) for marker in markers):
+            return folder
+    return None
+
+
+def warehouse_refusal(warehouse: Path) -> str | None:
+    """Why `warehouse` cannot be published to, or None. A build may only replace a
+    published warehouse of this project or a DuckDB file (kept beside its builds)."""
+    from distressbench.warehouse import is_duckdb_file
+
+    warehouse = warehouse.absolute()
+    layout = WarehouseLayout(warehouse)
+    if warehouse.is_dir():
+        return f"{warehouse} is a folder; --warehouse names the database file to publish"
+    if len((warehouse.name + _LONGEST_SUFFIX).encode()) > _NAME_MAX:
+        return f"the file name {warehouse.name!r} is too long (at most {_NAME_MAX - len(_LONGEST_SUFFIX)} bytes)"
+    if warehouse.parent.name.endswith(".builds"):
+        return f"{warehouse} is inside {warehouse.parent}, the builds folder of a warehouse; publish beside it"
+    release = _release_folder_above(warehouse)
+    if release is not None:
+        return f"{warehouse} is inside the release folder {release}; publish the warehouse somewhere else"
+    if not os.path.lexists(warehouse) or layout.is_own_link() or is_duckdb_file(warehouse):
+        return None
+    if warehouse.is_symlink():
+        return f"{warehouse} is a symlink to {os.readlink(warehouse)}, which is not a DuckDB database file"
+    return f"{warehouse} exists and is not a DuckDB database file; refusing to replace it"
+
+
+def _published_state(warehouse: Path) -> tuple[str | None, Path | None]:
+    """What the published path is now: its symlink target (None for a plain file) and the file it reaches."""
+    layout = WarehouseLayout(warehouse.absolute())
+    link = os.readlink(warehouse) if warehouse.is_symlink() else None
+    return link, layout.current_build()
+
+
 def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
     """The `distressbench build` command."""
+    refusal = warehouse_refusal(warehouse)
+    if refusal is not None:
+        print(f"build: {refusal}", file=sys.stderr)
+        return 2
     if release_dir is None:
         from distressbench.synth import ensure_default_release
 
@@ -440,11 +524,22 @@ def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> 
             file=sys.stderr,
         )
         return 2
+    before = _published_state(warehouse)
     try:
         database, published = build_release(release_dir, warehouse, force=force)
     except StageFailed as error:
         print(str(error), file=sys.stderr)
-        print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
+        after = _published_state(warehouse)  # said as it is now, whatever stage failed
+        if after == before:
+            print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
+        elif after[1] is None:
+            print(f"the published warehouse {warehouse} no longer reaches a database file", file=sys.stderr)
+        else:
+            print(
+                f"the published warehouse {warehouse} changed: it now points at {after[1].name} "
+                "(the new release is published; what failed came after the switch)",
+                file=sys.stderr,
+            )
         return 1
     if published:
         _say(f"published {warehouse} -> {database.name}")

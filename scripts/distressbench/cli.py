@@ -1,12 +1,31 @@
-"""The `distressbench` command: synth, gate, build, sql, tables, report, bench."""
+"""The `distressbench` command: synth, gate, build, submit, sql, tables, report, show.
+
+Every sub-command reports a problem as one line on stderr and an exit code (2: bad
+arguments or paths; 1: the work itself failed), never a traceback; set
+DISTRESSBENCH_DEBUG=1 to see the traceback of an unexpected error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from distressbench import paths
+
+
+class UsageError(ValueError):
+    """A command-line argument that cannot work (exit code 2)."""
+
+
+def _writable_file(path: Path, option: str) -> None:
+    """Refuse, before any work, an output path that is a folder or sits under a file."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder; give a file name")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UsageError(f"{option} {path}: {parent} is not a folder")
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
@@ -30,6 +49,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     if not release.is_dir():
         print(f"gate: no such release folder: {release}", file=sys.stderr)
         return 2
+    if args.report:
+        _writable_file(Path(args.report), "--report")
     report = run_gate(release, report_path=Path(args.report) if args.report else None)
     return 0 if report.passed else 1
 
@@ -40,6 +61,22 @@ def _cmd_build(args: argparse.Namespace) -> int:
     release = Path(args.release_dir) if args.release_dir else None
     warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
     return build(release, warehouse, force=args.force)
+
+
+def _cmd_submit(args: argparse.Namespace) -> int:
+    from distressbench.submit import SubmissionRefused, submit
+
+    for folder, whose in ((args.base_release_dir, "base release"), (args.submission_dir, "submission")):
+        if not Path(folder).is_dir():
+            raise UsageError(f"no such {whose} folder: {folder}")
+    try:
+        done = submit(Path(args.base_release_dir), Path(args.submission_dir), Path(args.out), release_id=args.release)
+    except SubmissionRefused as error:
+        print(f"submit: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
+        return 1
+    print(f"wrote release {done.release_id} to {done.out_dir} ({done.seconds:.1f} s); build it with "
+          f"`distressbench build {done.out_dir}`")
+    return 0
 
 
 def _cmd_sql(args: argparse.Namespace) -> int:
@@ -53,6 +90,9 @@ def _cmd_tables(args: argparse.Namespace) -> int:
     from distressbench.tables import export_tables
 
     warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
     written = export_tables(warehouse, fmt=args.format, out_dir=Path(args.out))
     for path in written:
         print(path)
@@ -63,13 +103,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from distressbench.report import write_report
 
     warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    _writable_file(Path(args.out), "--out")
     out = write_report(warehouse, Path(args.out))
     print(out)
     return 0
 
 
+def _cmd_show(args: argparse.Namespace) -> int:
+    from distressbench.show import show
+
+    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    return show(warehouse, args.task_id, args.model)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="distressbench", description=__doc__)
+    # The help lists the registered sub-commands (argparse generates it), so it names exactly
+    # the commands that exist.
+    parser = argparse.ArgumentParser(
+        prog="distressbench", description="DistressBench: check, build, publish and read a benchmark release."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     synth = sub.add_parser("synth", help="write a synthetic release that follows the contract")
@@ -91,6 +143,14 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="republish a release id with different content")
     build.set_defaults(func=_cmd_build)
 
+    submit = sub.add_parser("submit", help="add a submission's models to a release, as a new release folder")
+    submit.add_argument("base_release_dir")
+    submit.add_argument("submission_dir", help="models.parquet, responses.parquet, judge_labels.parquet "
+                        "[, calibration_labels.parquet]")
+    submit.add_argument("--out", required=True, help="the new release folder (must not exist)")
+    submit.add_argument("--release", help="the new release id (default: <base id>-plus-<8 hex of the submission>)")
+    submit.set_defaults(func=_cmd_submit)
+
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
     sql.add_argument("query")
     sql.add_argument("--warehouse")
@@ -106,12 +166,38 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default="reports/distressbench-report.html")
     report.add_argument("--warehouse")
     report.set_defaults(func=_cmd_report)
+
+    show = sub.add_parser("show", help="print one conversation, a model's reply and the rubric with verdicts")
+    show.add_argument("task_id")
+    show.add_argument("--model", help="the model whose reply to show; default: every model's cell score")
+    show.add_argument("--warehouse")
+    show.set_defaults(func=_cmd_show)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print(f"{args.command}: interrupted", file=sys.stderr)
+        return 130
+    except UsageError as error:
+        print(f"{args.command}: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # one line, never a traceback (the contract of every sub-command)
+        if os.environ.get("DISTRESSBENCH_DEBUG"):
+            raise
+        print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
+        return 2 if isinstance(error, OSError | ValueError) else 1
+
+
+def _one_line(error: BaseException) -> str:
+    """The error's message on one line; its type when it has no message."""
+    text = " ".join(str(error).split())
+    if isinstance(error, OSError) and error.strerror and error.filename:
+        text = f"{error.filename}: {error.strerror}"
+    return text or type(error).__name__
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ BENCHMARK = "DistressBench"
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
 RELEASE_ID_PATTERN = r"[A-Za-z0-9._-]+"
+RELEASE_ID_MAX_LENGTH = 100
+MANIFEST_MAX_BYTES = 1 << 20  # a manifest lists at most eight files: a few kilobytes
+MANIFEST_MAX_DEPTH = 8  # nesting of objects and arrays; the contract's manifest needs 3
 
 SCHEMAS: dict[str, pa.Schema] = {
     "tasks": pa.schema(
@@ -141,11 +144,13 @@ def subcategories() -> tuple[str, ...]:
 
 
 def paper_values() -> dict[str, float]:
-    """metric -> the value the paper reports."""
-    return {row["metric"]: float(row["paper_value"]) for row in _seed("paper_values")}
+    """metric -> the value the paper reports, for the registry's metrics that have one."""
+    rows = _seed("headline_metric_registry")
+    return {row["metric"]: float(row["paper_value"]) for row in rows if row["paper_value"]}
 
 
 def release_files(release_dir: Path) -> dict[str, Path]:
-    """table -> path, for the tables present in a release folder."""
+    """table -> path, for the tables present in a release folder as regular files (a FIFO,
+    folder or device of that name is never opened: the gate reports it)."""
     tables = REQUIRED_TABLES + OPTIONAL_TABLES
-    return {t: release_dir / file_name(t) for t in tables if (release_dir / file_name(t)).exists()}
+    return {t: release_dir / file_name(t) for t in tables if (release_dir / file_name(t)).is_file()}

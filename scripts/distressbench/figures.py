@@ -35,7 +35,6 @@ STYLE = {
 }
 MODEL = "#2f6690"
 REFERENCE = "#c0504d"
-SUMMARY = "#7f7f7f"
 LIGHT = "#b9d3e6"
 TIE_SHADES = ("#eef3f8", "#ffffff")
 HEATMAP = "YlGnBu"
@@ -65,7 +64,9 @@ def _text_colour(value: float) -> str:
     return "white" if value >= 65 else "black"
 
 
-def _heatmap(ax: Axes, matrix: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *, annotate: bool) -> None:
+def _heatmap(
+    ax: Axes, matrix: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *, annotate: bool
+) -> None:
     masked = np.ma.masked_invalid(matrix)
     image = ax.imshow(masked, cmap=HEATMAP, vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(col_labels)), col_labels, rotation=40, ha="right", rotation_mode="anchor")
@@ -76,7 +77,9 @@ def _heatmap(ax: Axes, matrix: np.ndarray, row_labels: Sequence[str], col_labels
     if annotate:
         for (i, j), value in np.ndenumerate(matrix):
             label = "—" if np.isnan(value) else pct(value / 100)
-            ax.text(j, i, label, ha="center", va="center", fontsize=7, color=_text_colour(0 if np.isnan(value) else value))
+            ax.text(
+                j, i, label, ha="center", va="center", fontsize=7, color=_text_colour(0 if np.isnan(value) else value)
+            )
     ax.figure.colorbar(image, ax=ax, shrink=0.6, label="Score (%)")
 
 
@@ -92,7 +95,7 @@ def leaderboard(t2: Table) -> bytes:
         ax = fig.add_subplot()
         y = np.array([i + (1 if r["row_group"] == "reference" else 0) for i, r in enumerate(rows)], dtype=float)
         shade, previous = 1, object()
-        for yi, row in zip(y, ranked):
+        for yi, row in zip(y, ranked, strict=False):
             if row["tie_group"] != previous:
                 shade, previous = 1 - shade, row["tie_group"]
             ax.axhspan(yi - 0.5, yi + 0.5, color=TIE_SHADES[shade], zorder=0, lw=0)
@@ -100,14 +103,16 @@ def leaderboard(t2: Table) -> bytes:
         low = _percent([r["ci_low"] for r in rows])
         high = _percent([r["ci_high"] for r in rows])
         colours = [REFERENCE if r["row_group"] == "reference" else MODEL for r in rows]
-        for yi, s, lo, hi, colour, row in zip(y, score, low, high, colours, rows):
+        for yi, s, lo, hi, colour, row in zip(y, score, low, high, colours, rows, strict=False):
             if not np.isnan(lo) and not np.isnan(hi):
                 ax.plot([lo, hi], [yi, yi], color=colour, lw=1.6, zorder=2)
             ax.plot([s], [yi], "o" if row["row_group"] == "model" else "D", color=colour, ms=5, zorder=3)
             label = pct(row["score"])
             if row["ci_low"] is not None and row["ci_high"] is not None:
                 label += f" [{pct(row['ci_low'])}, {pct(row['ci_high'])}]"
-            ax.annotate(label, (np.nanmax([s, hi]), yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
+            ax.annotate(
+                label, (np.nanmax([s, hi]), yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8
+            )
         labels = [
             f"{r['rank']}. {r['label']}" + (f"  (tie group {r['tie_group']})" if r["tie_group"] is not None else "")
             if r["row_group"] == "model"
@@ -154,13 +159,16 @@ def best_vs_median(t3: Table) -> bytes:
         x = np.arange(len(ordered), dtype=float)
         x[len(act):] += 0.6  # a gap before the withhold dimensions
         width = 0.38
-        for offset, rows, colour, name in ((-width / 2, best, MODEL, "Best model"), (width / 2, median, LIGHT, "Median model")):
+        for offset, rows, colour, name in (
+            (-width / 2, best, MODEL, "Best model"),
+            (width / 2, median, LIGHT, "Median model"),
+        ):
             if not rows:
                 continue
             raw = [rows[0][c.sources[0]] for c in ordered]
             heights = _percent(raw)
             ax.bar(x + offset, np.nan_to_num(heights), width, color=colour, label=name, edgecolor=MODEL, lw=0.6)
-            for xi, h, value in zip(x + offset, heights, raw):
+            for xi, h, value in zip(x + offset, heights, raw, strict=False):
                 ax.text(xi, (0 if np.isnan(h) else h) + 1.5, pct(value), ha="center", va="bottom", fontsize=7)
         if withhold:
             ax.axvline((x[len(act) - 1] + x[len(act)]) / 2 if act else -0.7, color="#999999", ls="--", lw=0.8)
@@ -189,8 +197,10 @@ def recognized_not_routed(t4: Table) -> bytes:
         not_routed = np.array([r["n_not_routed"] or 0 for r in rows], dtype=float)
         ax.barh(y, recognized, color=LIGHT, label="Recognized", height=0.7)
         ax.barh(y, not_routed, color=REFERENCE, label="Recognized but not routed", height=0.7)
-        for yi, rec, row in zip(y, recognized, rows):
-            ax.annotate(f"{pct(row['rate'])}%", (rec, yi), xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
+        for yi, rec, row in zip(y, recognized, rows, strict=False):
+            ax.annotate(
+                f"{pct(row['rate'])}%", (rec, yi), xytext=(4, 0), textcoords="offset points", va="center", fontsize=8
+            )
         ax.set_yticks(y, [str(r["label"]) for r in rows])
         ax.invert_yaxis()
         ax.set_xlim(0, max(recognized.max(initial=1) * 1.15, 1))
@@ -213,12 +223,12 @@ def turn_types(t5: Table) -> bytes:
         y = np.arange(len(rows), dtype=float)
         single = _percent([r["single_score"] for r in rows])
         multi = _percent([r["multi_score"] for r in rows])
-        for yi, s, m in zip(y, single, multi):
+        for yi, s, m in zip(y, single, multi, strict=False):
             if not np.isnan(s) and not np.isnan(m):
                 ax.plot([s, m], [yi, yi], color="#bbbbbb", lw=2, zorder=1)
         ax.scatter(single, y, color=MODEL, label="Single-turn", zorder=2, s=28)
         ax.scatter(multi, y, color=REFERENCE, marker="s", label="Multi-turn", zorder=2, s=28)
-        for yi, s, m, row in zip(y, single, multi, rows):
+        for yi, s, m, row in zip(y, single, multi, rows, strict=False):
             right = np.nanmax([s, m])
             ax.annotate(
                 f"{pct(row['single_score'])} / {pct(row['multi_score'])}",
@@ -264,10 +274,10 @@ def calibration(t7: Table) -> bytes:
         y = np.arange(len(rows), dtype=float)
         height = 0.8 / len(metrics)
         colours = ("#2f6690", "#81c3d7", "#f2a541", "#c0504d")
-        for k, ((name, title), colour) in enumerate(zip(metrics, colours)):
+        for k, ((name, title), colour) in enumerate(zip(metrics, colours, strict=False)):
             values = _percent([r[name] for r in rows])
             left.barh(y - 0.4 + height * (k + 0.5), np.nan_to_num(values), height, color=colour, label=title)
-        left.set_yticks(y, [f"{label} (n = {r['n']})" for label, r in zip(labels, rows)])
+        left.set_yticks(y, [f"{label} (n = {r['n']})" for label, r in zip(labels, rows, strict=False)])
         left.invert_yaxis()
         left.set_xlim(0, 100)
         left.set_xlabel("%")
@@ -277,12 +287,63 @@ def calibration(t7: Table) -> bytes:
         kappa = np.array([np.nan if r["kappa"] is None else float(r["kappa"]) for r in rows])
         right.hlines(y, 0, np.nan_to_num(kappa), color="#bbbbbb", lw=2)
         right.scatter(kappa, y, color=MODEL, zorder=2, s=26)
-        for yi, row, value in zip(y, rows, kappa):
+        for yi, row, value in zip(y, rows, kappa, strict=False):
             where = (0.0 if np.isnan(value) else value, yi)
-            right.annotate(ratio(row["kappa"]), where, xytext=(5, 0), textcoords="offset points", va="center", fontsize=8)
+            right.annotate(
+                ratio(row["kappa"]), where, xytext=(5, 0), textcoords="offset points", va="center", fontsize=8
+            )
         right.set_xlim(min(0.0, float(np.nanmin(kappa, initial=0.0))), 1.3)
         right.axvline(0, color="#999999", lw=0.6)
         right.set_xlabel("Cohen's κ")
         right.set_title("Cohen's κ")
+        right.tick_params(axis="y", length=0)
+        return _svg(fig)
+
+
+def judge_reliability(j1: Table) -> bytes:
+    """Per dimension: Cohen's kappa against the clinicians with its 95% interval, against the
+    calibration floor (dimensions that miss it in red, hollow), and Krippendorff's alpha."""
+    rows = j1.records()
+    labels = [str(r["label"]) for r in rows]
+    with plt.rc_context(STYLE):
+        fig = _figure(8, 1.4 + 0.42 * max(len(rows), 1))
+        left, right = fig.subplots(1, 2, sharey=True, width_ratios=(2.2, 1.3))
+        y = np.arange(len(rows), dtype=float)
+        floors = {float(r["kappa_floor"]) for r in rows if r["kappa_floor"] is not None}
+        for floor in sorted(floors):
+            left.axvline(floor, color=REFERENCE, ls="--", lw=0.9, zorder=1)
+            left.annotate(f"floor {ratio(floor)}", (floor, -0.6), xytext=(3, 0), textcoords="offset points",
+                          color=REFERENCE, fontsize=8, va="center")
+        for yi, row in zip(y, rows, strict=True):
+            colour = MODEL if row["meets_calibration_floor"] else REFERENCE
+            low, high = row["kappa_ci_low"], row["kappa_ci_high"]
+            if low is not None and high is not None:
+                left.plot([low, high], [yi, yi], color=colour, lw=1.6, zorder=2)
+            if row["kappa"] is not None:
+                face = colour if row["meets_calibration_floor"] else "white"
+                left.plot([row["kappa"]], [yi], "o", color=colour, markerfacecolor=face, ms=6, zorder=3)
+            label = ratio(row["kappa"]) + ("" if row["meets_calibration_floor"] else " (misses floor)")
+            where = 0.0 if row["kappa"] is None else max(float(row["kappa"]), float(high if high is not None else 0))
+            left.annotate(label, (where, yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
+        left.set_yticks(y, [f"{label} (n = {r['n']})" for label, r in zip(labels, rows, strict=True)])
+        left.invert_yaxis()
+        kappas = [v for r in rows for v in (r["kappa"], r["kappa_ci_low"]) if v is not None]
+        low_end = min([0.0, *kappas]) - 0.05
+        left.set_xlim(low_end, 1.45)
+        left.set_xticks([t for t in (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0) if t >= low_end])
+        left.axvline(0, color="#999999", lw=0.6)
+        left.set_xlabel("Cohen's κ against the clinicians, 95% bootstrap interval")
+        left.set_title("Judge vs clinicians")
+        left.tick_params(axis="y", length=0)
+        alpha = np.array([np.nan if r["krippendorff_alpha"] is None else float(r["krippendorff_alpha"]) for r in rows])
+        right.barh(y, np.nan_to_num(alpha), 0.6, color=LIGHT, edgecolor=MODEL, lw=0.6)
+        for yi, row, value in zip(y, rows, alpha, strict=True):
+            where = (0.0 if np.isnan(value) else max(value, 0.0), yi)
+            right.annotate(ratio(row["krippendorff_alpha"]), where, xytext=(4, 0), textcoords="offset points",
+                           va="center", fontsize=8)
+        right.set_xlim(min(0.0, float(np.nanmin(alpha, initial=0.0))) - 0.05, 1.35)
+        right.axvline(0, color="#999999", lw=0.6)
+        right.set_xlabel("Krippendorff's α (self-consistency)")
+        right.set_title("Judge vs itself")
         right.tick_params(axis="y", length=0)
         return _svg(fig)

@@ -118,7 +118,10 @@ def run_gate(
         }
         con = duckdb.connect(str(database) if database is not None else ":memory:", config=config)
         try:
-            unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, release_id is not None, recorder)
+            # the manifest's staging model reads its header fields: only a manifest that passed
+            # every manifest check is built (a failed one is already reported by name)
+            manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
+            unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, manifest_ok, recorder)
             from distressbench.gate_values import check_values
 
             check_values(con, release_dir, valid_tables, recorder, runner(), unreadable)

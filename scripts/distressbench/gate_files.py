@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import pyarrow.parquet as pq
 
 from distressbench import contract
 from distressbench.gate_types import Recorder, listing, quote
-from distressbench.manifest import parquet_rows, read_manifest, sha256_of
+from distressbench.manifest import file_kind, parquet_rows, read_manifest, sha256_of
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
@@ -20,8 +22,16 @@ _MANIFEST_CHECKS = (
     "manifest_benchmark",
     "manifest_schema_version",
     "manifest_release_id",
+    "manifest_created_at",
     "manifest_synthetic",
+    "manifest_derived_from",
     "manifest_files",
+)
+# An ISO 8601 timestamp: a calendar date, then a time (a time zone is optional).
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+_RELEASE_ID_RULE = (
+    f"a plain folder name matching {contract.RELEASE_ID_PATTERN} of at most {contract.RELEASE_ID_MAX_LENGTH} "
+    "characters (letters, digits, '.', '_', '-'; not '.' or '..')"
 )
 
 
@@ -30,9 +40,11 @@ def _is_int(value: Any) -> bool:
 
 
 def safe_release_id(value: Any) -> bool:
-    """A release id that is a plain folder name: [A-Za-z0-9._-]+ and not '.' or '..'."""
+    """A release id that is a plain folder name: [A-Za-z0-9._-]+, at most
+    RELEASE_ID_MAX_LENGTH characters, and not '.' or '..'."""
     return (
         isinstance(value, str)
+        and len(value) <= contract.RELEASE_ID_MAX_LENGTH
         and re.fullmatch(contract.RELEASE_ID_PATTERN, value) is not None
         and value not in (".", "..")
     )
@@ -44,8 +56,10 @@ def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
     path = release_dir / contract.MANIFEST
     manifest: dict[str, Any] | None = None
     if not path.is_file():
+        kind = file_kind(path)
         rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
-                   f"{contract.MANIFEST} is missing from {release_dir}")
+                   f"{contract.MANIFEST} is missing from {release_dir}" if kind == "missing"
+                   else f"{contract.MANIFEST} is {kind}, not a regular file")
     else:
         try:
             manifest = read_manifest(release_dir)
@@ -64,7 +78,8 @@ def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
         release_id = _check_header(manifest, rec)
         listed = _check_listing(manifest, rec)
 
-    _check_present(release_dir, listed, rec)
+    irregular = _check_regular(release_dir, rec)
+    _check_present(release_dir, listed, irregular, rec)
     if listed is not None:
         _check_unlisted(release_dir, listed, rec)
         _check_files(release_dir, listed, rec)
@@ -97,10 +112,13 @@ def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
         rec.passed("manifest_release_id", stage, None, "release")
     else:
         shown = field("release")
-        rec.failed("manifest_release_id", stage, None, "release", 1, [shown],
-                   f"release id is {shown}; it must be a plain folder name matching {contract.RELEASE_ID_PATTERN} "
-                   "(letters, digits, '.', '_', '-'; not '.' or '..')")
+        if isinstance(release, str) and len(release) > contract.RELEASE_ID_MAX_LENGTH:
+            shown = f"{len(release)} characters long ({quote(release[:40])}...)"
+        rec.failed("manifest_release_id", stage, None, "release", 1, [shown[:200]],
+                   f"release id is {shown}; it must be {_RELEASE_ID_RULE}")
         release = None
+
+    _check_created_at(manifest, rec)
 
     if isinstance(manifest.get("synthetic"), bool):
         rec.passed("manifest_synthetic", stage, None, "synthetic")
@@ -108,7 +126,50 @@ def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
         shown = field("synthetic")
         rec.failed("manifest_synthetic", stage, None, "synthetic", 1, [shown],
                    f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)")
+    _check_derived_from(manifest, rec)
     return release
+
+
+def _check_created_at(manifest: dict[str, Any], rec: Recorder) -> None:
+    """manifest_created_at: required, an ISO 8601 timestamp (date and time)."""
+    value = manifest.get("created_at")
+    if isinstance(value, str) and _TIMESTAMP.match(value):
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            rec.passed("manifest_created_at", "manifest", None, "created_at")
+            return
+    shown = repr_json(value)[:80] if "created_at" in manifest else "missing"
+    rec.failed("manifest_created_at", "manifest", None, "created_at", 1, [shown],
+               f"created_at is {shown}; it must be an ISO 8601 timestamp such as \"2026-11-01T00:00:00Z\"")
+
+
+def _check_derived_from(manifest: dict[str, Any], rec: Recorder) -> None:
+    """manifest_derived_from: optional; when present {"release": <id>, "manifest_sha256": <64 hex>}."""
+    if "derived_from" not in manifest:
+        rec.passed("manifest_derived_from", "manifest", None, "derived_from")
+        return
+    value = manifest["derived_from"]
+    problems: list[str] = []
+    if not isinstance(value, dict):
+        problems.append(f"it is {repr_json(value)[:80]}, not an object")
+    else:
+        extra = sorted(set(value) - {"release", "manifest_sha256"})
+        if extra:
+            problems.append(f"unknown key{'s' if len(extra) > 1 else ''} {', '.join(quote(k) for k in extra)}")
+        if not safe_release_id(value.get("release")):
+            problems.append(f"release is {repr_json(value.get('release'))[:80]}, not {_RELEASE_ID_RULE}")
+        sha = value.get("manifest_sha256")
+        if not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
+            problems.append(f"manifest_sha256 is {repr_json(sha)[:80]}, not 64 lowercase hex digits")
+    if problems:
+        rec.failed("manifest_derived_from", "manifest", None, "derived_from", len(problems), problems,
+                   "derived_from must be {\"release\": <base release id>, \"manifest_sha256\": <64 hex digits>}: "
+                   + "; ".join(problems))
+    else:
+        rec.passed("manifest_derived_from", "manifest", None, "derived_from")
 
 
 def repr_json(value: Any) -> str:
@@ -156,13 +217,30 @@ def _check_listing(manifest: dict[str, Any], rec: Recorder) -> dict[str, Any] | 
     return files
 
 
-def _check_present(release_dir: Path, listed: dict[str, Any] | None, rec: Recorder) -> None:
-    """files_present: every required table file and every listed contract file is in the folder."""
+def _check_regular(release_dir: Path, rec: Recorder) -> set[str]:
+    """regular_files: every contract file name present in the folder is a regular file (a
+    FIFO would hang whoever opens it). Returns the names that are not; nothing opens them."""
+    names = [contract.MANIFEST, *_CONTRACT_FILES]
+    irregular = {n: file_kind(release_dir / n) for n in names
+                 if os.path.lexists(release_dir / n) and not (release_dir / n).is_file()}
+    if not irregular:
+        rec.passed("regular_files", "manifest")
+        return set()
+    examples = [f"{quote(name)} ({kind})" for name, kind in sorted(irregular.items())]
+    rec.failed("regular_files", "manifest", None, None, len(examples), examples,
+               f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
+               f"and will not be opened: {listing(examples, len(examples))}")
+    return set(irregular)
+
+
+def _check_present(release_dir: Path, listed: dict[str, Any] | None, irregular: set[str], rec: Recorder) -> None:
+    """files_present: every required table file and every listed contract file is in the
+    folder (one that is there but not a regular file is reported by regular_files)."""
     wanted = [(contract.file_name(t), "required") for t in contract.REQUIRED_TABLES]
     for name in listed or {}:
         if name in _CONTRACT_FILES and contract.table_name(name) not in contract.REQUIRED_TABLES:
             wanted.append((name, "listed in the manifest"))
-    missing = [(name, why) for name, why in wanted if not (release_dir / name).is_file()]
+    missing = [(name, why) for name, why in wanted if name not in irregular and not (release_dir / name).is_file()]
     if not missing:
         rec.passed("files_present", "manifest")
         return
@@ -180,9 +258,16 @@ def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) ->
         rec.passed("unlisted_files", "manifest")
         return
     examples = [quote(name) for name in extra[:20]]
-    rec.failed("unlisted_files", "manifest", None, None, len(extra), examples,
-               f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
-               f"{'are' if len(extra) != 1 else 'is'} not listed in {contract.MANIFEST}: {listing(examples, len(extra))}")
+    rec.failed(
+        "unlisted_files",
+        "manifest",
+        None,
+        None,
+        len(extra),
+        examples,
+        f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
+        f"{'are' if len(extra) != 1 else 'is'} not listed in {contract.MANIFEST}: {listing(examples, len(extra))}",
+    )
 
 
 def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
@@ -246,7 +331,9 @@ def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
             parts.append(f"has extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}")
         if doubled:
             parts.append(f"repeats column{'s' if len(doubled) > 1 else ''} {', '.join(doubled)}")
-        examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
+        examples = (
+            [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
+        )
         rec.failed("schema_columns", "schema", table, ", ".join(missing + extra + doubled), len(examples), examples,
                    f"{file} {' and '.join(parts)}; the contract's columns are {', '.join(expected.names)}")
     else:
@@ -258,8 +345,15 @@ def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
     ]
     if wrong:
         examples = [f"{n} is {actual}, expected {want}" for n, actual, want in wrong]
-        rec.failed("schema_types", "schema", table, ", ".join(n for n, _, _ in wrong), len(wrong), examples,
-                   f"{file} has {len(wrong)} column{'s' if len(wrong) > 1 else ''} of the wrong type: {'; '.join(examples)}")
+        rec.failed(
+            "schema_types",
+            "schema",
+            table,
+            ", ".join(n for n, _, _ in wrong),
+            len(wrong),
+            examples,
+            f"{file} has {len(wrong)} column{'s' if len(wrong) > 1 else ''} of the wrong type: {'; '.join(examples)}",
+        )
     elif not doubled:
         rec.passed("schema_types", "schema", table)
     return not (missing or extra or doubled or wrong)

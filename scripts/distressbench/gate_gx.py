@@ -33,7 +33,7 @@ from great_expectations.expectations.expectation import Expectation  # noqa: E40
 
 N_EXAMPLES = 20
 _MEMO_SIZE = 256
-_MEMO: OrderedDict[str, list["Outcome"]] = OrderedDict()
+_MEMO: OrderedDict[str, list[Outcome]] = OrderedDict()
 
 for _name in ("great_expectations", "posthog"):
     logging.getLogger(_name).setLevel(logging.ERROR)

@@ -157,7 +157,9 @@ def _message(
     head = f"{n} {unit if n == 1 else units} {problem}"
     if not examples:
         return head
-    shown = listing(examples, n) if grouped_more is None else ", ".join(examples) + (" and more" if grouped_more else "")
+    shown = (
+        listing(examples, n) if grouped_more is None else ", ".join(examples) + (" and more" if grouped_more else "")
+    )
     return f"{head}; {key_label}: {shown}"
 
 
@@ -167,22 +169,39 @@ def _message(
 
 def _not_null(table: str, column: str, frame_column: str | None = None) -> Rule:
     target = frame_column or column
-    return Rule("not_null", table, column, lambda: E.ExpectColumnValuesToNotBeNull(column=target),
-                "row", "rows", f"with a null {column}", with_row=True)
+    return Rule(
+        "not_null",
+        table,
+        column,
+        lambda: E.ExpectColumnValuesToNotBeNull(column=target),
+        "row",
+        "rows",
+        f"with a null {column}",
+        with_row=True,
+    )
 
 
 def _unique(table: str, columns: tuple[str, ...]) -> Rule:
     name = columns[0] if len(columns) == 1 else "(" + ", ".join(columns) + ")"
-    if len(columns) == 1:
-        factory: Callable[[], Any] = lambda: E.ExpectColumnValuesToBeUnique(column=columns[0])
-    else:
-        factory = lambda: E.ExpectCompoundColumnsToBeUnique(column_list=list(columns))
+
+    def factory() -> Any:
+        if len(columns) == 1:
+            return E.ExpectColumnValuesToBeUnique(column=columns[0])
+        return E.ExpectCompoundColumnsToBeUnique(column_list=list(columns))
+
     return Rule("unique", table, name, factory, "row", "rows", f"sharing a {name} with another row", grouped=True)
 
 
 def _non_empty(table: str, column: str, length_column: str, unit: str, units: str) -> Rule:
-    return Rule("non_empty", table, column, lambda: E.ExpectColumnValuesToBeBetween(column=length_column, min_value=1),
-                unit, units, f"with an empty {column}")
+    return Rule(
+        "non_empty",
+        table,
+        column,
+        lambda: E.ExpectColumnValuesToBeBetween(column=length_column, min_value=1),
+        unit,
+        units,
+        f"with an empty {column}",
+    )
 
 
 def _clinician_count(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[str], str]:
@@ -190,7 +209,9 @@ def _clinician_count(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[s
     if n == 0:
         return 1, [], "no model has kind 'clinician_reference'; the contract wants exactly one clinician reference row"
     examples = [show_value(v) for v in frame["model_id"].tolist()[:N_EXAMPLES]]
-    message = f"{n} models have kind 'clinician_reference'; the contract wants exactly one; model_id: {listing(examples, n)}"
+    message = (
+        f"{n} models have kind 'clinician_reference'; the contract wants exactly one; model_id: {listing(examples, n)}"
+    )
     return n, examples, message
 
 
@@ -207,7 +228,8 @@ def frames() -> tuple[Frame, ...]:
     lo, hi = contract.MIN_CRITERIA_PER_TASK, contract.MAX_CRITERIA_PER_TASK
     return (
         Frame(
-            "tasks", ("tasks",),
+            "tasks",
+            ("tasks",),
             f"select {ROW}, task_id, subcategory, n_user_turns, length(reference_response) as reference_length "
             f"from tasks order by {ROW}",
             ("task_id",),
@@ -217,21 +239,42 @@ def frames() -> tuple[Frame, ...]:
                 _not_null("tasks", "n_user_turns"),
                 _not_null("tasks", "reference_response", "reference_length"),
                 _unique("tasks", ("task_id",)),
-                Rule("has_tasks", "tasks", "task_id", lambda: E.ExpectTableRowCountToBeBetween(min_value=1),
-                     "task", "tasks", "", describe=_at_least_one("task", "at least one task")),
-                Rule("known_subcategory", "tasks", "subcategory",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="subcategory", value_set=list(subcategories)),
-                     "task", "tasks",
-                     f"with a subcategory that is not one of the {len(subcategories)} in seeds/subcategories.csv",
-                     show=(("subcategory", "subcategory"),)),
-                Rule("n_user_turns_positive", "tasks", "n_user_turns",
-                     lambda: E.ExpectColumnValuesToBeBetween(column="n_user_turns", min_value=1),
-                     "task", "tasks", "with n_user_turns below 1", show=(("n_user_turns", "n_user_turns"),)),
+                Rule(
+                    "has_tasks",
+                    "tasks",
+                    "task_id",
+                    lambda: E.ExpectTableRowCountToBeBetween(min_value=1),
+                    "task",
+                    "tasks",
+                    "",
+                    describe=_at_least_one("task", "at least one task"),
+                ),
+                Rule(
+                    "known_subcategory",
+                    "tasks",
+                    "subcategory",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="subcategory", value_set=list(subcategories)),
+                    "task",
+                    "tasks",
+                    f"with a subcategory that is not one of the {len(subcategories)} in seeds/subcategories.csv",
+                    show=(("subcategory", "subcategory"),),
+                ),
+                Rule(
+                    "n_user_turns_positive",
+                    "tasks",
+                    "n_user_turns",
+                    lambda: E.ExpectColumnValuesToBeBetween(column="n_user_turns", min_value=1),
+                    "task",
+                    "tasks",
+                    "with n_user_turns below 1",
+                    show=(("n_user_turns", "n_user_turns"),),
+                ),
                 _non_empty("tasks", "reference_response", "reference_length", "task", "tasks"),
             ),
         ),
         Frame(
-            "turns", ("turns",),
+            "turns",
+            ("turns",),
             f"select {ROW}, task_id, turn_index, role, length(content) as content_length from turns order by {ROW}",
             ("task_id", "turn_index"),
             (
@@ -240,14 +283,22 @@ def frames() -> tuple[Frame, ...]:
                 _not_null("turns", "role"),
                 _not_null("turns", "content", "content_length"),
                 _unique("turns", ("task_id", "turn_index")),
-                Rule("known_role", "turns", "role",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="role", value_set=list(contract.TURN_ROLES)),
-                     "turn", "turns", "with a role other than 'user' or 'assistant'", show=(("role", "role"),)),
+                Rule(
+                    "known_role",
+                    "turns",
+                    "role",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="role", value_set=list(contract.TURN_ROLES)),
+                    "turn",
+                    "turns",
+                    "with a role other than 'user' or 'assistant'",
+                    show=(("role", "role"),),
+                ),
                 _non_empty("turns", "content", "content_length", "turn", "turns"),
             ),
         ),
         Frame(
-            "criteria", ("criteria",),
+            "criteria",
+            ("criteria",),
             f"select {ROW}, criterion_id, task_id, dimension, weight, length(text) as text_length "
             f"from criteria order by {ROW}",
             ("criterion_id",),
@@ -258,94 +309,179 @@ def frames() -> tuple[Frame, ...]:
                 _not_null("criteria", "weight"),
                 _not_null("criteria", "text", "text_length"),
                 _unique("criteria", ("criterion_id",)),
-                Rule("known_dimension", "criteria", "dimension",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="dimension", value_set=list(dimensions)),
-                     "criterion", "criteria",
-                     f"with a dimension that is not one of the {len(dimensions)} in seeds/dimensions.csv",
-                     show=(("dimension", "dimension"),)),
-                Rule("weight_range", "criteria", "weight",
-                     lambda: E.ExpectColumnValuesToBeBetween(
-                         column="weight", min_value=contract.MIN_WEIGHT, max_value=contract.MAX_WEIGHT),
-                     "criterion", "criteria", f"with a weight outside {contract.MIN_WEIGHT}..{contract.MAX_WEIGHT}",
-                     show=(("weight", "weight"),)),
+                Rule(
+                    "known_dimension",
+                    "criteria",
+                    "dimension",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="dimension", value_set=list(dimensions)),
+                    "criterion",
+                    "criteria",
+                    f"with a dimension that is not one of the {len(dimensions)} in seeds/dimensions.csv",
+                    show=(("dimension", "dimension"),),
+                ),
+                Rule(
+                    "weight_range",
+                    "criteria",
+                    "weight",
+                    lambda: E.ExpectColumnValuesToBeBetween(
+                        column="weight", min_value=contract.MIN_WEIGHT, max_value=contract.MAX_WEIGHT
+                    ),
+                    "criterion",
+                    "criteria",
+                    f"with a weight outside {contract.MIN_WEIGHT}..{contract.MAX_WEIGHT}",
+                    show=(("weight", "weight"),),
+                ),
                 _non_empty("criteria", "text", "text_length", "criterion", "criteria"),
             ),
         ),
         Frame(
-            "criteria_per_task", ("tasks", "criteria"),
+            "criteria_per_task",
+            ("tasks", "criteria"),
             "select t.task_id, coalesce(c.n_rows, 0) as n_criteria from task_keys t "
             "left join task_criteria c on c.task_id = t.task_id order by t.task_id",
             ("task_id",),
             (
-                Rule("criteria_per_task", "criteria", "task_id",
-                     lambda: E.ExpectColumnValuesToBeBetween(column="n_criteria", min_value=lo, max_value=hi),
-                     "task", "tasks", f"with fewer than {lo} or more than {hi} criteria",
-                     show=(("n_criteria", "criteria"),)),
+                Rule(
+                    "criteria_per_task",
+                    "criteria",
+                    "task_id",
+                    lambda: E.ExpectColumnValuesToBeBetween(column="n_criteria", min_value=lo, max_value=hi),
+                    "task",
+                    "tasks",
+                    f"with fewer than {lo} or more than {hi} criteria",
+                    show=(("n_criteria", "criteria"),),
+                ),
             ),
         ),
         Frame(
-            "turn_order", ("tasks", "turns"),
+            "turn_order",
+            ("tasks", "turns"),
             TURN_ORDER_SQL,
             ("task_id",),
             (
-                Rule("task_has_turns", "turns", "task_id",
-                     lambda: E.ExpectColumnValuesToBeBetween(column="n_turns", min_value=1),
-                     "task", "tasks", "without any turn in turns"),
-                Rule("turns_contiguous", "turns", "turn_index",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="contiguous", value_set=[True]),
-                     "task", "tasks", "whose turn_index values are not 0, 1, ..., n-1",
-                     show=(("turn_indexes_json", "turn_index values"),)),
-                Rule("turns_alternate", "turns", "role",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="alternates", value_set=[True]),
-                     "task", "tasks", "whose turns do not alternate between user and assistant",
-                     show=(("roles_json", "roles by turn_index"),)),
-                Rule("turns_start_with_user", "turns", "role",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="first_role", value_set=["user"]),
-                     "task", "tasks", "whose first turn is not a user turn", show=(("first_role", "first role"),)),
-                Rule("turns_end_with_user", "turns", "role",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="last_role", value_set=["user"]),
-                     "task", "tasks", "whose last turn is not a user turn", show=(("last_role", "last role"),)),
-                Rule("user_turn_count", "tasks", "n_user_turns",
-                     lambda: E.ExpectColumnPairValuesToBeEqual(column_A="n_user_seen", column_B="n_user_turns",
-                                                               ignore_row_if="either_value_is_missing"),
-                     "task", "tasks", "whose n_user_turns differs from its number of user turns in turns",
-                     show=(("n_user_turns", "n_user_turns"), ("n_user_seen", "user turns"))),
+                Rule(
+                    "task_has_turns",
+                    "turns",
+                    "task_id",
+                    lambda: E.ExpectColumnValuesToBeBetween(column="n_turns", min_value=1),
+                    "task",
+                    "tasks",
+                    "without any turn in turns",
+                ),
+                Rule(
+                    "turns_contiguous",
+                    "turns",
+                    "turn_index",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="contiguous", value_set=[True]),
+                    "task",
+                    "tasks",
+                    "whose turn_index values are not 0, 1, ..., n-1",
+                    show=(("turn_indexes_json", "turn_index values"),),
+                ),
+                Rule(
+                    "turns_alternate",
+                    "turns",
+                    "role",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="alternates", value_set=[True]),
+                    "task",
+                    "tasks",
+                    "whose turns do not alternate between user and assistant",
+                    show=(("roles_json", "roles by turn_index"),),
+                ),
+                Rule(
+                    "turns_start_with_user",
+                    "turns",
+                    "role",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="first_role", value_set=["user"]),
+                    "task",
+                    "tasks",
+                    "whose first turn is not a user turn",
+                    show=(("first_role", "first role"),),
+                ),
+                Rule(
+                    "turns_end_with_user",
+                    "turns",
+                    "role",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="last_role", value_set=["user"]),
+                    "task",
+                    "tasks",
+                    "whose last turn is not a user turn",
+                    show=(("last_role", "last role"),),
+                ),
+                Rule(
+                    "user_turn_count",
+                    "tasks",
+                    "n_user_turns",
+                    lambda: E.ExpectColumnPairValuesToBeEqual(
+                        column_A="n_user_seen", column_B="n_user_turns", ignore_row_if="either_value_is_missing"
+                    ),
+                    "task",
+                    "tasks",
+                    "whose n_user_turns differs from its number of user turns in turns",
+                    show=(("n_user_turns", "n_user_turns"), ("n_user_seen", "user turns")),
+                ),
             ),
         ),
         Frame(
-            "models", ("models",),
+            "models",
+            ("models",),
             f"select {ROW}, model_id, kind from models order by {ROW}",
             ("model_id",),
             (
                 _not_null("models", "model_id"),
                 _not_null("models", "kind"),
                 _unique("models", ("model_id",)),
-                Rule("known_kind", "models", "kind",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="kind", value_set=list(contract.MODEL_KINDS)),
-                     "model", "models", "with a kind other than 'model' or 'clinician_reference'", show=(("kind", "kind"),)),
+                Rule(
+                    "known_kind",
+                    "models",
+                    "kind",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="kind", value_set=list(contract.MODEL_KINDS)),
+                    "model",
+                    "models",
+                    "with a kind other than 'model' or 'clinician_reference'",
+                    show=(("kind", "kind"),),
+                ),
             ),
         ),
         Frame(
-            "ranked_models", ("models",),
+            "ranked_models",
+            ("models",),
             f"select {ROW}, model_id from models where kind = 'model' order by {ROW}",
             ("model_id",),
             (
-                Rule("has_ranked_model", "models", "kind", lambda: E.ExpectTableRowCountToBeBetween(min_value=1),
-                     "model", "models", "",
-                     describe=_at_least_one("model of kind 'model'", "at least one ranked model (kind 'model')")),
+                Rule(
+                    "has_ranked_model",
+                    "models",
+                    "kind",
+                    lambda: E.ExpectTableRowCountToBeBetween(min_value=1),
+                    "model",
+                    "models",
+                    "",
+                    describe=_at_least_one("model of kind 'model'", "at least one ranked model (kind 'model')"),
+                ),
             ),
         ),
         Frame(
-            "clinician_references", ("models",),
+            "clinician_references",
+            ("models",),
             f"select {ROW}, model_id from models where kind = 'clinician_reference' order by {ROW}",
             ("model_id",),
             (
-                Rule("one_clinician_reference", "models", "kind", lambda: E.ExpectTableRowCountToEqual(value=1),
-                     "model", "models", "", describe=_clinician_count),
+                Rule(
+                    "one_clinician_reference",
+                    "models",
+                    "kind",
+                    lambda: E.ExpectTableRowCountToEqual(value=1),
+                    "model",
+                    "models",
+                    "",
+                    describe=_clinician_count,
+                ),
             ),
         ),
         Frame(
-            "redteam_transcripts", ("redteam_transcripts",),
+            "redteam_transcripts",
+            ("redteam_transcripts",),
             f"select {ROW}, transcript_id, turn_index, role from redteam_transcripts order by {ROW}",
             ("transcript_id", "turn_index"),
             (
@@ -353,22 +489,37 @@ def frames() -> tuple[Frame, ...]:
                 _not_null("redteam_transcripts", "turn_index"),
                 _not_null("redteam_transcripts", "role"),
                 _unique("redteam_transcripts", ("transcript_id", "turn_index")),
-                Rule("known_role", "redteam_transcripts", "role",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="role", value_set=list(contract.TURN_ROLES)),
-                     "turn", "turns", "with a role other than 'user' or 'assistant'", show=(("role", "role"),)),
+                Rule(
+                    "known_role",
+                    "redteam_transcripts",
+                    "role",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="role", value_set=list(contract.TURN_ROLES)),
+                    "turn",
+                    "turns",
+                    "with a role other than 'user' or 'assistant'",
+                    show=(("role", "role"),),
+                ),
             ),
         ),
         Frame(
-            "transcript_order", ("redteam_transcripts",),
-            "select transcript_id, min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous, "
+            "transcript_order",
+            ("redteam_transcripts",),
+            "select transcript_id, "
+            "min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous, "
             "to_json(list(turn_index order by turn_index)) as turn_indexes_json from redteam_transcripts "
             "where transcript_id is not null and turn_index is not null group by transcript_id order by transcript_id",
             ("transcript_id",),
             (
-                Rule("turns_contiguous", "redteam_transcripts", "turn_index",
-                     lambda: E.ExpectColumnValuesToBeInSet(column="contiguous", value_set=[True]),
-                     "transcript", "transcripts", "whose turn_index values are not 0, 1, ..., n-1",
-                     show=(("turn_indexes_json", "turn_index values"),)),
+                Rule(
+                    "turns_contiguous",
+                    "redteam_transcripts",
+                    "turn_index",
+                    lambda: E.ExpectColumnValuesToBeInSet(column="contiguous", value_set=[True]),
+                    "transcript",
+                    "transcripts",
+                    "whose turn_index values are not 0, 1, ..., n-1",
+                    show=(("turn_indexes_json", "turn_index values"),),
+                ),
             ),
         ),
     )
@@ -402,47 +553,89 @@ order by t.task_id
 DERIVED: tuple[Derived, ...] = (
     Derived("task_keys", ("tasks",), "select distinct task_id from tasks where task_id is not null"),
     Derived("model_keys", ("models",), "select distinct model_id from models where model_id is not null"),
-    Derived("response_keys", ("responses",),
-            "select response_id, min(task_id) as task_id from responses where response_id is not null group by response_id"),
-    Derived("criterion_keys", ("criteria",),
-            "select criterion_id, min(task_id) as task_id from criteria where criterion_id is not null group by criterion_id"),
-    Derived("response_index", ("responses",),
-            "select response_id, response_key, min(task_id) as task_id from staging.stg_release__responses "
-            "where response_id is not null group by response_id, response_key", materialize=True),
-    Derived("criterion_index", ("criteria",),
-            "select criterion_id, criterion_key, min(task_id) as task_id from staging.stg_release__criteria "
-            "where criterion_id is not null group by criterion_id, criterion_key", materialize=True),
-    Derived("task_criteria", ("criteria",),
-            "select task_id, count(*) as n_rows, count(distinct criterion_id) as n_ids from criteria "
-            "where task_id is not null group by task_id"),
-    Derived("turn_refs", ("turns", "tasks"),
-            "select t.task_id, t.turn_index, k.task_id is not null as known from turns t "
-            "left join task_keys k on k.task_id = t.task_id"),
-    Derived("criterion_refs", ("criteria", "tasks"),
-            "select c.criterion_id, c.task_id, k.task_id is not null as known from criteria c "
-            "left join task_keys k on k.task_id = c.task_id"),
-    Derived("response_refs", ("responses", "tasks", "models"),
-            "select r.response_id, r.task_id, r.model_id, t.task_id is not null as task_known, "
-            "m.model_id is not null as model_known from responses r "
-            "left join task_keys t on t.task_id = r.task_id left join model_keys m on m.model_id = r.model_id"),
-    Derived("response_id_dups", ("responses",),
-            "select response_id, count(*) as n from responses where response_id is not null "
-            "group by response_id having count(*) > 1"),
-    Derived("response_pair_dups", ("responses",),
-            "select task_id, model_id, count(*) as n from responses where task_id is not null and model_id is not null "
-            "group by task_id, model_id having count(*) > 1"),
-    Derived("missing_replies", ("responses", "tasks", "models"),
-            "select m.model_id, t.task_id from model_keys m cross join task_keys t "
-            "anti join responses r on r.model_id = m.model_id and r.task_id = t.task_id"),
-    Derived("calibration_dups", ("calibration_labels",),
-            "select response_id, criterion_id, annotator_id, count(*) as n from calibration_labels "
-            "where response_id is not null and criterion_id is not null and annotator_id is not null "
-            "group by response_id, criterion_id, annotator_id having count(*) > 1"),
-    Derived("calibration_refs", ("calibration_labels", "responses", "criteria"),
-            "select l.response_id, l.criterion_id, l.annotator_id, r.response_id is not null as response_known, "
-            "c.criterion_id is not null as criterion_known, r.task_id as response_task, c.task_id as criterion_task "
-            "from calibration_labels l left join response_keys r on r.response_id = l.response_id "
-            "left join criterion_keys c on c.criterion_id = l.criterion_id"),
+    Derived(
+        "response_keys",
+        ("responses",),
+        "select response_id, min(task_id) as task_id from responses where response_id is not null group by response_id",
+    ),
+    Derived(
+        "criterion_keys",
+        ("criteria",),
+        "select criterion_id, min(task_id) as task_id from criteria "
+        "where criterion_id is not null group by criterion_id",
+    ),
+    Derived(
+        "response_index",
+        ("responses",),
+        "select response_id, response_key, min(task_id) as task_id from staging.stg_release__responses "
+        "where response_id is not null group by response_id, response_key",
+        materialize=True,
+    ),
+    Derived(
+        "criterion_index",
+        ("criteria",),
+        "select criterion_id, criterion_key, min(task_id) as task_id from staging.stg_release__criteria "
+        "where criterion_id is not null group by criterion_id, criterion_key",
+        materialize=True,
+    ),
+    Derived(
+        "task_criteria",
+        ("criteria",),
+        "select task_id, count(*) as n_rows, count(distinct criterion_id) as n_ids from criteria "
+        "where task_id is not null group by task_id",
+    ),
+    Derived(
+        "turn_refs",
+        ("turns", "tasks"),
+        "select t.task_id, t.turn_index, k.task_id is not null as known from turns t "
+        "left join task_keys k on k.task_id = t.task_id",
+    ),
+    Derived(
+        "criterion_refs",
+        ("criteria", "tasks"),
+        "select c.criterion_id, c.task_id, k.task_id is not null as known from criteria c "
+        "left join task_keys k on k.task_id = c.task_id",
+    ),
+    Derived(
+        "response_refs",
+        ("responses", "tasks", "models"),
+        "select r.response_id, r.task_id, r.model_id, t.task_id is not null as task_known, "
+        "m.model_id is not null as model_known from responses r "
+        "left join task_keys t on t.task_id = r.task_id left join model_keys m on m.model_id = r.model_id",
+    ),
+    Derived(
+        "response_id_dups",
+        ("responses",),
+        "select response_id, count(*) as n from responses where response_id is not null "
+        "group by response_id having count(*) > 1",
+    ),
+    Derived(
+        "response_pair_dups",
+        ("responses",),
+        "select task_id, model_id, count(*) as n from responses where task_id is not null and model_id is not null "
+        "group by task_id, model_id having count(*) > 1",
+    ),
+    Derived(
+        "missing_replies",
+        ("responses", "tasks", "models"),
+        "select m.model_id, t.task_id from model_keys m cross join task_keys t "
+        "anti join responses r on r.model_id = m.model_id and r.task_id = t.task_id",
+    ),
+    Derived(
+        "calibration_dups",
+        ("calibration_labels",),
+        "select response_id, criterion_id, annotator_id, count(*) as n from calibration_labels "
+        "where response_id is not null and criterion_id is not null and annotator_id is not null "
+        "group by response_id, criterion_id, annotator_id having count(*) > 1",
+    ),
+    Derived(
+        "calibration_refs",
+        ("calibration_labels", "responses", "criteria"),
+        "select l.response_id, l.criterion_id, l.annotator_id, r.response_id is not null as response_known, "
+        "c.criterion_id is not null as criterion_known, r.task_id as response_task, c.task_id as criterion_task "
+        "from calibration_labels l left join response_keys r on r.response_id = l.response_id "
+        "left join criterion_keys c on c.criterion_id = l.criterion_id",
+    ),
 )
 
 # judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.staging
@@ -461,28 +654,39 @@ DUP_CANDIDATE = (
 )
 LABEL_VIEWS: tuple[Derived, ...] = (
     Derived("label_groups", ("judge_labels",), "select * from intermediate.int_judge_labels_aggregated"),
-    Derived("label_ids", ("judge_labels", "responses", "criteria"),
-            "select g.response_key, g.criterion_key, g.n_labels, r.task_id = c.task_id as is_same_task "
-            "from label_groups g left join response_index r on r.response_key = g.response_key "
-            "left join criterion_index c on c.criterion_key = g.criterion_key", materialize=True),
+    Derived(
+        "label_ids",
+        ("judge_labels", "responses", "criteria"),
+        "select g.response_key, g.criterion_key, g.n_labels, r.task_id = c.task_id as is_same_task "
+        "from label_groups g left join response_index r on r.response_key = g.response_key "
+        "left join criterion_index c on c.criterion_key = g.criterion_key",
+        materialize=True,
+    ),
     # per reply; read only for the examples of a failing labels_complete (a view is lazy)
-    Derived("label_coverage", ("judge_labels", "responses", "criteria"),
-            "select r.response_id, r.response_key, r.task_id, coalesce(tc.n_ids, 0) as n_expected, "
-            "coalesce(v.n_labeled, 0) as n_labeled from response_index r "
-            "left join task_criteria tc on tc.task_id = r.task_id left join ("
-            "select response_key, count(distinct criterion_key) as n_labeled from label_ids where is_same_task "
-            "group by response_key) v on v.response_key = r.response_key"),
+    Derived(
+        "label_coverage",
+        ("judge_labels", "responses", "criteria"),
+        "select r.response_id, r.response_key, r.task_id, coalesce(tc.n_ids, 0) as n_expected, "
+        "coalesce(v.n_labeled, 0) as n_labeled from response_index r "
+        "left join task_criteria tc on tc.task_id = r.task_id left join ("
+        "select response_key, count(distinct criterion_key) as n_labeled from label_ids where is_same_task "
+        "group by response_key) v on v.response_key = r.response_key",
+    ),
     # the same in total: (reply, criterion of its task) pairs against those with a label. A
     # labelled pair is one row per judge, so with one judge the rows are the pairs.
-    Derived("label_totals", ("judge_labels", "responses", "criteria"),
-            "with judges as (select count(distinct judge_id) as n from label_groups), "
-            "single as (select count(*) as n from label_ids where is_same_task "
-            "and (select n from judges) <= 1), "
-            "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
-            "where is_same_task and (select n from judges) > 1)) "
-            "select (select coalesce(sum(tc.n_ids), 0) from response_index r "
-            "inner join task_criteria tc on tc.task_id = r.task_id) as n_expected, "
-            "(select n from single) + (select n from several) as n_labeled", materialize=True),
+    Derived(
+        "label_totals",
+        ("judge_labels", "responses", "criteria"),
+        "with judges as (select count(distinct judge_id) as n from label_groups), "
+        "single as (select count(*) as n from label_ids where is_same_task "
+        "and (select n from judges) <= 1), "
+        "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
+        "where is_same_task and (select n from judges) > 1)) "
+        "select (select coalesce(sum(tc.n_ids), 0) from response_index r "
+        "inner join task_criteria tc on tc.task_id = r.task_id) as n_expected, "
+        "(select n from single) + (select n from several) as n_labeled",
+        materialize=True,
+    ),
 )
 LABEL_DUP_KEYS = """
 select l.response_id, l.criterion_id, l.judge_id, l.sample_index, count(*) as n from judge_labels l
@@ -530,85 +734,313 @@ def _label_probe(check: str, column: str, bad: str, rows: str, raw_bad: str, pro
     """A check on the label groups whose examples are rows of the raw file."""
     columns = ", ".join(((ROW,) if with_row else ()) + LABEL_KEY)
     order = ROW if with_row else ", ".join(LABEL_KEY)
-    return Probe(check, "judge_labels", column, ("judge_labels",), "label_groups", bad, LABEL_KEY,
-                 "judge label" if not with_row else "row", "judge labels" if not with_row else "rows", problem,
-                 rows=rows, with_row=with_row,
-                 examples_sql=f"select {columns} from judge_labels where {raw_bad} order by {order} limit {N_EXAMPLES}")
+    return Probe(
+        check,
+        "judge_labels",
+        column,
+        ("judge_labels",),
+        "label_groups",
+        bad,
+        LABEL_KEY,
+        "judge label" if not with_row else "row",
+        "judge labels" if not with_row else "rows",
+        problem,
+        rows=rows,
+        with_row=with_row,
+        examples_sql=f"select {columns} from judge_labels where {raw_bad} order by {order} limit {N_EXAMPLES}",
+    )
 
 
 def _null_probe(table: str, column: str, key: tuple[str, ...]) -> Probe:
-    return Probe("not_null", table, column, (table,), table, f"{column} is null", key,
-                 "row", "rows", f"with a null {column}", with_row=True)
+    return Probe(
+        "not_null",
+        table,
+        column,
+        (table,),
+        table,
+        f"{column} is null",
+        key,
+        "row",
+        "rows",
+        f"with a null {column}",
+        with_row=True,
+    )
 
 
 def probes() -> tuple[Probe, ...]:
     """Every check DuckDB evaluates on the big tables and across tables."""
     same_task_show = (("criterion_task", "criterion's task"), ("response_task", "reply's task"))
     return (
-        Probe("foreign_key", "turns", "task_id", ("turns", "tasks"), "turn_refs", "task_id is not null and not known",
-              ("task_id", "turn_index"), "turn", "turns", "with a task_id missing from tasks"),
-        Probe("foreign_key", "criteria", "task_id", ("criteria", "tasks"), "criterion_refs", "task_id is not null and not known",
-              ("criterion_id",), "criterion", "criteria", "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
+        Probe(
+            "foreign_key",
+            "turns",
+            "task_id",
+            ("turns", "tasks"),
+            "turn_refs",
+            "task_id is not null and not known",
+            ("task_id", "turn_index"),
+            "turn",
+            "turns",
+            "with a task_id missing from tasks",
+        ),
+        Probe(
+            "foreign_key",
+            "criteria",
+            "task_id",
+            ("criteria", "tasks"),
+            "criterion_refs",
+            "task_id is not null and not known",
+            ("criterion_id",),
+            "criterion",
+            "criteria",
+            "with a task_id missing from tasks",
+            show=(("task_id", "task_id"),),
+        ),
         *(_null_probe("responses", c, ("response_id",)) for c in ("response_id", "task_id", "model_id")),
-        Probe("unique", "responses", "response_id", ("responses",), "response_id_dups", "true",
-              ("response_id",), "row", "rows", "sharing a response_id with another row",
-              show=(("n", "rows"),), grouped=True, rows="sum(n)"),
-        Probe("unique", "responses", "(task_id, model_id)", ("responses",), "response_pair_dups", "true",
-              ("task_id", "model_id"), "reply", "replies", "to a (task, model) pair that has more than one reply",
-              show=(("n", "replies"),), grouped=True, rows="sum(n)"),
-        Probe("foreign_key", "responses", "task_id", ("responses", "tasks", "models"), "response_refs",
-              "task_id is not null and not task_known", ("response_id",), "reply", "replies",
-              "with a task_id missing from tasks", show=(("task_id", "task_id"),)),
-        Probe("foreign_key", "responses", "model_id", ("responses", "tasks", "models"), "response_refs",
-              "model_id is not null and not model_known", ("response_id",), "reply", "replies",
-              "with a model_id missing from models", show=(("model_id", "model_id"),)),
-        Probe("responses_complete", "responses", "(task_id, model_id)", ("responses", "tasks", "models"), "missing_replies",
-              "true", ("model_id", "task_id"), "(model, task) pair", "(model, task) pairs", "without a reply in responses"),
-        _label_probe("not_null", "response_id", NO_RESPONSE_ID, "sum(n_labels)", "response_id is null",
-                     "with a null response_id", True),
-        _label_probe("not_null", "criterion_id", NO_CRITERION_ID, "sum(n_labels)", "criterion_id is null",
-                     "with a null criterion_id", True),
-        _label_probe("not_null", "judge_id", "judge_id is null", "sum(n_labels)", "judge_id is null",
-                     "with a null judge_id", True),
-        _label_probe("not_null", "sample_index", "n_null_sample_index > 0", "sum(n_null_sample_index)",
-                     "sample_index is null", "with a null sample_index", True),
+        Probe(
+            "unique",
+            "responses",
+            "response_id",
+            ("responses",),
+            "response_id_dups",
+            "true",
+            ("response_id",),
+            "row",
+            "rows",
+            "sharing a response_id with another row",
+            show=(("n", "rows"),),
+            grouped=True,
+            rows="sum(n)",
+        ),
+        Probe(
+            "unique",
+            "responses",
+            "(task_id, model_id)",
+            ("responses",),
+            "response_pair_dups",
+            "true",
+            ("task_id", "model_id"),
+            "reply",
+            "replies",
+            "to a (task, model) pair that has more than one reply",
+            show=(("n", "replies"),),
+            grouped=True,
+            rows="sum(n)",
+        ),
+        Probe(
+            "foreign_key",
+            "responses",
+            "task_id",
+            ("responses", "tasks", "models"),
+            "response_refs",
+            "task_id is not null and not task_known",
+            ("response_id",),
+            "reply",
+            "replies",
+            "with a task_id missing from tasks",
+            show=(("task_id", "task_id"),),
+        ),
+        Probe(
+            "foreign_key",
+            "responses",
+            "model_id",
+            ("responses", "tasks", "models"),
+            "response_refs",
+            "model_id is not null and not model_known",
+            ("response_id",),
+            "reply",
+            "replies",
+            "with a model_id missing from models",
+            show=(("model_id", "model_id"),),
+        ),
+        Probe(
+            "responses_complete",
+            "responses",
+            "(task_id, model_id)",
+            ("responses", "tasks", "models"),
+            "missing_replies",
+            "true",
+            ("model_id", "task_id"),
+            "(model, task) pair",
+            "(model, task) pairs",
+            "without a reply in responses",
+        ),
+        _label_probe(
+            "not_null",
+            "response_id",
+            NO_RESPONSE_ID,
+            "sum(n_labels)",
+            "response_id is null",
+            "with a null response_id",
+            True,
+        ),
+        _label_probe(
+            "not_null",
+            "criterion_id",
+            NO_CRITERION_ID,
+            "sum(n_labels)",
+            "criterion_id is null",
+            "with a null criterion_id",
+            True,
+        ),
+        _label_probe(
+            "not_null",
+            "judge_id",
+            "judge_id is null",
+            "sum(n_labels)",
+            "judge_id is null",
+            "with a null judge_id",
+            True,
+        ),
+        _label_probe(
+            "not_null",
+            "sample_index",
+            "n_null_sample_index > 0",
+            "sum(n_null_sample_index)",
+            "sample_index is null",
+            "with a null sample_index",
+            True,
+        ),
         _label_probe("not_null", "met", "n_null_met > 0", "sum(n_null_met)", "met is null", "with a null met", True),
-        _label_probe("sample_index_non_negative", "sample_index", "n_negative_sample_index > 0",
-                     "sum(n_negative_sample_index)", "sample_index < 0", "with a negative sample_index", False),
-        Probe("unique", "judge_labels", "(" + ", ".join(LABEL_KEY) + ")", ("judge_labels",), "label_dups", "true",
-              LABEL_KEY, "row", "rows", "repeating the (response_id, criterion_id, judge_id, sample_index) of another row",
-              show=(("n", "rows with that key"),), grouped=True, rows="sum(n - 1)"),
-        Probe("foreign_key", "judge_labels", "response_id", ("judge_labels", "responses", "criteria"), "label_groups",
-              DANGLING_RESPONSE, ("response_id", "criterion_id"), "judge label", "judge labels",
-              "with a response_id missing from responses", show=(("n_labels", "labels"),), grouped=True, rows="sum(n_labels)",
-              examples_sql=DANGLING_LABELS_SQL.format(index="response_index", column="response_id")),
-        Probe("foreign_key", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_groups",
-              DANGLING_CRITERION, ("response_id", "criterion_id"), "judge label", "judge labels",
-              "with a criterion_id missing from criteria", show=(("n_labels", "labels"),), grouped=True, rows="sum(n_labels)",
-              examples_sql=DANGLING_LABELS_SQL.format(index="criterion_index", column="criterion_id")),
-        Probe("same_task", "judge_labels", "criterion_id", ("judge_labels", "responses", "criteria"), "label_ids",
-              SAME_TASK, ("response_id", "criterion_id"), "judge label", "judge labels",
-              "on a criterion of another task than the reply's", show=same_task_show, grouped=True, rows="sum(n_labels)",
-              examples_sql=SAME_TASK_LABELS_SQL),
-        Probe("labels_complete", "judge_labels", "(response_id, criterion_id)", ("judge_labels", "responses", "criteria"),
-              "label_totals", "n_labeled < n_expected", ("response_id", "criterion_id"),
-              "(reply, criterion of its task) pair", "(reply, criterion of its task) pairs", "without any judge label",
-              rows="sum(n_expected - n_labeled)", examples_sql=MISSING_LABELS_SQL),
+        _label_probe(
+            "sample_index_non_negative",
+            "sample_index",
+            "n_negative_sample_index > 0",
+            "sum(n_negative_sample_index)",
+            "sample_index < 0",
+            "with a negative sample_index",
+            False,
+        ),
+        Probe(
+            "unique",
+            "judge_labels",
+            "(" + ", ".join(LABEL_KEY) + ")",
+            ("judge_labels",),
+            "label_dups",
+            "true",
+            LABEL_KEY,
+            "row",
+            "rows",
+            "repeating the (response_id, criterion_id, judge_id, sample_index) of another row",
+            show=(("n", "rows with that key"),),
+            grouped=True,
+            rows="sum(n - 1)",
+        ),
+        Probe(
+            "foreign_key",
+            "judge_labels",
+            "response_id",
+            ("judge_labels", "responses", "criteria"),
+            "label_groups",
+            DANGLING_RESPONSE,
+            ("response_id", "criterion_id"),
+            "judge label",
+            "judge labels",
+            "with a response_id missing from responses",
+            show=(("n_labels", "labels"),),
+            grouped=True,
+            rows="sum(n_labels)",
+            examples_sql=DANGLING_LABELS_SQL.format(index="response_index", column="response_id"),
+        ),
+        Probe(
+            "foreign_key",
+            "judge_labels",
+            "criterion_id",
+            ("judge_labels", "responses", "criteria"),
+            "label_groups",
+            DANGLING_CRITERION,
+            ("response_id", "criterion_id"),
+            "judge label",
+            "judge labels",
+            "with a criterion_id missing from criteria",
+            show=(("n_labels", "labels"),),
+            grouped=True,
+            rows="sum(n_labels)",
+            examples_sql=DANGLING_LABELS_SQL.format(index="criterion_index", column="criterion_id"),
+        ),
+        Probe(
+            "same_task",
+            "judge_labels",
+            "criterion_id",
+            ("judge_labels", "responses", "criteria"),
+            "label_ids",
+            SAME_TASK,
+            ("response_id", "criterion_id"),
+            "judge label",
+            "judge labels",
+            "on a criterion of another task than the reply's",
+            show=same_task_show,
+            grouped=True,
+            rows="sum(n_labels)",
+            examples_sql=SAME_TASK_LABELS_SQL,
+        ),
+        Probe(
+            "labels_complete",
+            "judge_labels",
+            "(response_id, criterion_id)",
+            ("judge_labels", "responses", "criteria"),
+            "label_totals",
+            "n_labeled < n_expected",
+            ("response_id", "criterion_id"),
+            "(reply, criterion of its task) pair",
+            "(reply, criterion of its task) pairs",
+            "without any judge label",
+            rows="sum(n_expected - n_labeled)",
+            examples_sql=MISSING_LABELS_SQL,
+        ),
         *(_null_probe("calibration_labels", c, CALIBRATION_KEY) for c in CALIBRATION_KEY + ("met",)),
-        Probe("unique", "calibration_labels", "(" + ", ".join(CALIBRATION_KEY) + ")", ("calibration_labels",),
-              "calibration_dups", "true", CALIBRATION_KEY, "row", "rows",
-              "sharing a (response_id, criterion_id, annotator_id) with another row",
-              show=(("n", "rows"),), grouped=True, rows="sum(n)"),
-        Probe("foreign_key", "calibration_labels", "response_id", ("calibration_labels", "responses", "criteria"),
-              "calibration_refs", "response_id is not null and not response_known", CALIBRATION_KEY,
-              "calibration label", "calibration labels", "with a response_id missing from responses"),
-        Probe("foreign_key", "calibration_labels", "criterion_id", ("calibration_labels", "responses", "criteria"),
-              "calibration_refs", "criterion_id is not null and not criterion_known", CALIBRATION_KEY,
-              "calibration label", "calibration labels", "with a criterion_id missing from criteria"),
-        Probe("same_task", "calibration_labels", "criterion_id", ("calibration_labels", "responses", "criteria"),
-              "calibration_refs", "response_known and criterion_known and response_task is distinct from criterion_task",
-              CALIBRATION_KEY, "calibration label", "calibration labels",
-              "on a criterion of another task than the reply's", show=same_task_show),
+        Probe(
+            "unique",
+            "calibration_labels",
+            "(" + ", ".join(CALIBRATION_KEY) + ")",
+            ("calibration_labels",),
+            "calibration_dups",
+            "true",
+            CALIBRATION_KEY,
+            "row",
+            "rows",
+            "sharing a (response_id, criterion_id, annotator_id) with another row",
+            show=(("n", "rows"),),
+            grouped=True,
+            rows="sum(n)",
+        ),
+        Probe(
+            "foreign_key",
+            "calibration_labels",
+            "response_id",
+            ("calibration_labels", "responses", "criteria"),
+            "calibration_refs",
+            "response_id is not null and not response_known",
+            CALIBRATION_KEY,
+            "calibration label",
+            "calibration labels",
+            "with a response_id missing from responses",
+        ),
+        Probe(
+            "foreign_key",
+            "calibration_labels",
+            "criterion_id",
+            ("calibration_labels", "responses", "criteria"),
+            "calibration_refs",
+            "criterion_id is not null and not criterion_known",
+            CALIBRATION_KEY,
+            "calibration label",
+            "calibration labels",
+            "with a criterion_id missing from criteria",
+        ),
+        Probe(
+            "same_task",
+            "calibration_labels",
+            "criterion_id",
+            ("calibration_labels", "responses", "criteria"),
+            "calibration_refs",
+            "response_known and criterion_known and response_task is distinct from criterion_task",
+            CALIBRATION_KEY,
+            "calibration label",
+            "calibration labels",
+            "on a criterion of another task than the reply's",
+            show=same_task_show,
+        ),
     )
 
 
@@ -630,18 +1062,18 @@ class _Session:
 # read only for example rows of a failing label check.
 RAW_VIEWS: dict[str, str] = {
     "tasks": "select file_row_number, task_id, subcategory, n_user_turns, reference_response "
-             "from staging.stg_release__tasks",
+    "from staging.stg_release__tasks",
     "turns": "select file_row_number, task_id, turn_index, role, turn_text as content from staging.stg_release__turns",
     "criteria": "select file_row_number, criterion_id, task_id, dimension, weight, criterion_text as text "
-                "from staging.stg_release__criteria",
+    "from staging.stg_release__criteria",
     "models": "select file_row_number, model_id, display_name, provider, kind from staging.stg_release__models",
     "responses": "select file_row_number, response_id, task_id, model_id, response_text as content "
-                 "from staging.stg_release__responses",
+    "from staging.stg_release__responses",
     "judge_labels": f"select * from {staging.source_view('judge_labels')}",
     "calibration_labels": "select file_row_number, response_id, criterion_id, annotator_id, is_met as met "
-                          "from staging.stg_release__calibration_labels",
+    "from staging.stg_release__calibration_labels",
     "redteam_transcripts": "select file_row_number, transcript_id, turn_index, role, turn_text as content, model_id "
-                           "from staging.stg_release__redteam_transcripts",
+    "from staging.stg_release__redteam_transcripts",
 }
 
 
@@ -725,8 +1157,10 @@ def _derive_labels(session: _Session) -> None:
         elif (
             "label_ids" in session.broken
             or not {"responses", "criteria"} <= session.valid
-            or con.execute(f"select count(*) from label_groups where {DUP_CANDIDATE} "
-                           "and (response_key = -1 or criterion_key = -1)").fetchone() != (0,)
+            or con.execute(
+                f"select count(*) from label_groups where {DUP_CANDIDATE} and (response_key = -1 or criterion_key = -1)"
+            ).fetchone()
+            != (0,)
         ):
             sql = LABEL_DUP_KEYS_UNKEYED  # exact, over every label (ids not in the release have no key)
         else:
@@ -740,8 +1174,15 @@ def _fail_all(session: _Session, checks: Iterable[tuple[str, str, str]], needs: 
     """Checks DuckDB could not evaluate (a file whose footer reads but whose data does not)."""
     files = ", ".join(contract.file_name(t) for t in needs)
     for check, table, column in checks:
-        session.rec.failed(check, STAGE, table, column, 1, [],
-                           f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})")
+        session.rec.failed(
+            check,
+            STAGE,
+            table,
+            column,
+            1,
+            [],
+            f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})",
+        )
 
 
 def _run_frame(session: _Session, frame: Frame) -> None:
@@ -752,7 +1193,12 @@ def _run_frame(session: _Session, frame: Frame) -> None:
     try:
         data = session.con.execute(frame.sql).df()
     except duckdb.Error as error:
-        _fail_all(session, [(r.check, r.table, r.column) for r in frame.rules], frame.needs, f"{type(error).__name__}: {error}")
+        _fail_all(
+            session,
+            [(r.check, r.table, r.column) for r in frame.rules],
+            frame.needs,
+            f"{type(error).__name__}: {error}",
+        )
         return
     outcomes = session.gx.validate(data, [rule.expectation() for rule in frame.rules])
     for rule, outcome in zip(frame.rules, outcomes, strict=True):
@@ -761,7 +1207,15 @@ def _run_frame(session: _Session, frame: Frame) -> None:
 
 def _record_rule(rec: Recorder, frame: Frame, rule: Rule, outcome: Outcome, data: pd.DataFrame) -> None:
     if outcome.error is not None:
-        rec.failed(rule.check, STAGE, rule.table, rule.column, 1, [], f"Great Expectations could not evaluate it: {outcome.error}")
+        rec.failed(
+            rule.check,
+            STAGE,
+            rule.table,
+            rule.column,
+            1,
+            [],
+            f"Great Expectations could not evaluate it: {outcome.error}",
+        )
         return
     if outcome.success:
         rec.passed(rule.check, STAGE, rule.table, rule.column)
@@ -794,27 +1248,47 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
         if source in session.broken:
             _fail_all(session, [(p.check, p.table, p.column) for p in group], group[0].needs, session.broken[source])
             continue
-        counts_sql = "select " + ", ".join(
-            f"coalesce({p.rows} filter (where {p.bad}), 0) as c{i}" for i, p in enumerate(group)
-        ) + f" from {source}"
+        counts_sql = (
+            "select "
+            + ", ".join(f"coalesce({p.rows} filter (where {p.bad}), 0) as c{i}" for i, p in enumerate(group))
+            + f" from {source}"
+        )
         try:
             counts = session.con.execute(counts_sql).fetchone() or tuple(0 for _ in group)
         except duckdb.Error as error:
-            _fail_all(session, [(p.check, p.table, p.column) for p in group], group[0].needs, f"{type(error).__name__}: {error}")
+            _fail_all(
+                session,
+                [(p.check, p.table, p.column) for p in group],
+                group[0].needs,
+                f"{type(error).__name__}: {error}",
+            )
             continue
         counted.extend(zip(group, (int(c) for c in counts), strict=True))
     if not counted:
         return
-    frame = pd.DataFrame({"check": [f"{p.check} {p.table}.{p.column}" for p, _ in counted],
-                          "offending_rows": [count for _, count in counted]})
+    frame = pd.DataFrame(
+        {
+            "check": [f"{p.check} {p.table}.{p.column}" for p, _ in counted],
+            "offending_rows": [count for _, count in counted],
+        }
+    )
     (outcome,) = session.gx.validate(
-        frame, [E.ExpectColumnValuesToBeBetween(column="offending_rows", min_value=0, max_value=0)], n_examples=len(frame)
+        frame,
+        [E.ExpectColumnValuesToBeBetween(column="offending_rows", min_value=0, max_value=0)],
+        n_examples=len(frame),
     )
     failing = set(outcome.unexpected_index) if outcome.error is None else set(range(len(counted)))
     for i, (probe, count) in enumerate(counted):
         if outcome.error is not None:
-            session.rec.failed(probe.check, STAGE, probe.table, probe.column, 1, [],
-                               f"Great Expectations could not evaluate it: {outcome.error}")
+            session.rec.failed(
+                probe.check,
+                STAGE,
+                probe.table,
+                probe.column,
+                1,
+                [],
+                f"Great Expectations could not evaluate it: {outcome.error}",
+            )
         elif i in failing:
             _record_offenders(session, probe, count)
         else:
@@ -836,6 +1310,21 @@ def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
         note = ""
     examples = _examples(rows, probe.key, probe.show, probe.with_row)
     label = _key_label(probe.key, probe.show, probe.with_row)
-    session.rec.failed(probe.check, STAGE, probe.table, probe.column, count, examples,
-                       _message(count, probe.unit, probe.units, probe.problem, label, examples,
-                                len(rows) >= N_EXAMPLES if probe.grouped else None) + note)
+    session.rec.failed(
+        probe.check,
+        STAGE,
+        probe.table,
+        probe.column,
+        count,
+        examples,
+        _message(
+            count,
+            probe.unit,
+            probe.units,
+            probe.problem,
+            label,
+            examples,
+            len(rows) >= N_EXAMPLES if probe.grouped else None,
+        )
+        + note,
+    )

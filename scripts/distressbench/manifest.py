@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,36 @@ from distressbench import contract
 _CHUNK = 1 << 20
 
 
+def file_kind(path: Path) -> str:
+    """'a regular file', 'a folder', 'a FIFO', ... for what is at `path` (symlinks followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a broken symlink" if path.is_symlink() else "missing"
+    kinds = (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _open_regular(path: Path) -> int:
+    """A descriptor of `path`, opened without blocking (a FIFO never hangs the caller);
+    ValueError unless it is a regular file."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise ValueError(f"{path} is {file_kind(path)}, not a regular file")
+    return descriptor
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with os.fdopen(_open_regular(path), "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
@@ -33,8 +62,10 @@ def write_manifest(
     *,
     synthetic: bool,
     created_at: str,
+    derived_from: dict[str, str] | None = None,
 ) -> Path:
-    """Describe every table file present in release_dir (sha256, rows) in manifest.json."""
+    """Describe every table file present in release_dir (sha256, rows) in manifest.json;
+    `derived_from` ({"release": base id, "manifest_sha256": hex}) names the release it extends."""
     files = {
         path.name: {"sha256": sha256_of(path), "rows": parquet_rows(path)}
         for _, path in sorted(contract.release_files(release_dir).items())
@@ -47,18 +78,70 @@ def write_manifest(
         "synthetic": synthetic,
         "files": files,
     }
+    if derived_from is not None:
+        manifest["derived_from"] = derived_from
     out = release_dir / contract.MANIFEST
     out.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     return out
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    doubled = sorted({key for key in keys if keys.count(key) > 1})
+    if doubled:
+        raise ValueError(f"key {', '.join(json.dumps(k, ensure_ascii=False) for k in doubled)} appears more than once")
+    return dict(pairs)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _nesting_depth(text: str) -> int:
+    """How deeply objects and arrays nest in a JSON text (strings skipped), without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def read_manifest(release_dir: Path) -> dict[str, Any]:
-    """The parsed manifest; raises ValueError naming the file when it is not a JSON object."""
+    """The parsed manifest, read strictly: a regular file of at most MANIFEST_MAX_BYTES,
+    UTF-8, nested at most MANIFEST_MAX_DEPTH deep, no repeated key, no NaN or Infinity, a
+    JSON object. Raises ValueError naming the file and the problem."""
     path = release_dir / contract.MANIFEST
+    limit = contract.MANIFEST_MAX_BYTES
+    with os.fdopen(_open_regular(path), "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit} bytes; a manifest lists a few files")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 ({error})") from error
+    depth = _nesting_depth(text)
+    if depth > contract.MANIFEST_MAX_DEPTH:
+        raise ValueError(f"{path}: nested {depth} deep; at most {contract.MANIFEST_MAX_DEPTH} levels are read")
+    try:
+        manifest = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not valid JSON ({error})") from error
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from error
     if not isinstance(manifest, dict):
         raise ValueError(f"{path}: expected a JSON object, got {type(manifest).__name__}")
     return manifest

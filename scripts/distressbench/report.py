@@ -4,7 +4,9 @@ The file needs no network: figures are matplotlib SVGs embedded as base64 data U
 stylesheet is inline, there are no scripts. Tables come from `distressbench.tables` (the
 same formatted values as `distressbench tables`), figures from `distressbench.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
-printed digit.
+printed digit. A section may add a `body` rendered from the warehouse and a `heading` read
+from it (the Changes section: `distressbench.report_changes`; the Cases section:
+`distressbench.report_cases`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 import duckdb
 
 from distressbench import figures
+from distressbench.report_cases import cases_section
+from distressbench.report_changes import changes_section, changes_title
 from distressbench.tables import Table, html_id, load_tables, to_html
 from distressbench.warehouse import connect_read_only
 
@@ -49,6 +53,24 @@ class Section:
     intro: str
     figures: tuple[FigureSpec, ...]
     tables: tuple[str, ...]
+    body: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # more content, read from the marts
+    heading: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # a title naming what the marts hold
+
+
+def _judge_reliability() -> Section:
+    """How far the judge's verdicts can be trusted: against the clinicians (kappa with its
+    interval, against the calibration floor), against itself (alpha), and how much the
+    leaderboard moves when only one judge or one sample decides."""
+    return Section(
+        "judge-reliability", "Judge reliability",
+        "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked † "
+        "wherever its scores appear (tables T3 and P and their figures).",
+        (FigureSpec("fig-judge-reliability", "J1", figures.judge_reliability,
+                    "Cohen's κ of the judge against the clinicians' majority label per dimension, with its 95% "
+                    "bootstrap interval, against the calibration floor (dashed; red hollow points miss it), and "
+                    "Krippendorff's α of the judge's own labels."),),
+        ("J1", "J3", "J2"),
+    )
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -102,6 +124,9 @@ SECTIONS: tuple[Section, ...] = (
                     "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension."),),
         ("T7",),
     ),
+    Section("changes", "Changes since the previous release", "", (), (), body=changes_section, heading=changes_title),
+    _judge_reliability(),
+    Section("cases", "Cases", "", (), (), body=cases_section),
     Section("corpus", "Corpus", "", (), ("T1",)),
     Section("annex", "Red-team annex", "", (), ("A1",)),
 )
@@ -142,6 +167,15 @@ table.paper-table tr.row-best td, table.paper-table tr.row-median td, table.pape
 table.paper-table tr.row-all td { background: var(--band); font-weight: 600; }
 table.paper-table tr.row-reference td { font-style: italic; }
 table.paper-table td.empty { text-align: center; color: var(--muted); }
+details.case { border: 1px solid var(--rule); border-radius: 4px; margin: 8px 0; padding: 4px 10px; }
+details.case summary { cursor: pointer; }
+details.case h4 { margin: 12px 0 4px; font-size: 0.95rem; }
+.case-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+table.paper-table.rubric td.case-text { white-space: pre-wrap; }
+table.paper-table.rubric tr.unmet td { color: #8a2f2b; }
+table.paper-table.rubric tr.focus td { background: var(--band); font-weight: 600; }
+ol.turns { padding-left: 20px; margin: 0; }
+ol.turns .role { color: var(--muted); font-size: 0.85rem; }
 footer { margin-top: 40px; color: var(--muted); font-size: 0.85rem; }
 @media (max-width: 700px) { nav ol { columns: 1; } body { font-size: 14px; } }
 """
@@ -161,13 +195,8 @@ def release_info(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> Rele
         raise ValueError(f"marts.headline_metrics holds {len(ids)} release ids, expected 1: {ids[:3]}")
     release_id = str(ids[0])
     synthetic, created_at = UNKNOWN, UNKNOWN
-    if _relation_exists(connection, "staging", "stg_release__manifest"):
-        try:  # a view over the release folder's manifest.json: it may have moved or changed
-            rows = connection.execute(
-                "select release_id, is_synthetic, created_at from staging.stg_release__manifest"
-            ).fetchall()
-        except duckdb.Error:
-            rows = []
+    if _relation_exists(connection, "reporting", "rpt_release"):  # the manifest, copied at build time
+        rows = connection.execute("select release_id, is_synthetic, created_at from reporting.rpt_release").fetchall()
         if len(rows) == 1 and rows[0][0] == release_id:
             synthetic = UNKNOWN if rows[0][1] is None else ("yes" if rows[0][1] else "no")
             created_at = UNKNOWN if rows[0][2] is None else str(rows[0][2])
@@ -212,16 +241,24 @@ def render_header(info: ReleaseInfo, warehouse: Path) -> str:
     )
 
 
-def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> str:
-    """The whole HTML document."""
+def render_report(
+    tables: list[Table],
+    info: ReleaseInfo,
+    warehouse: Path,
+    bodies: dict[str, str] | None = None,
+    headings: dict[str, str] | None = None,
+) -> str:
+    """The whole HTML document; `bodies` and `headings` hold the rendered `body` and `heading` of the
+    sections that have one."""
     esc = html.escape
     by_key = {t.spec.key: t for t in tables}
+    titles = {s.id: (headings or {}).get(s.id, s.title) for s in SECTIONS}
     body: list[str] = [render_header(info, warehouse)]
-    toc = "".join(f'<li><a href="#sec-{s.id}">{esc(s.title)}</a></li>' for s in SECTIONS)
+    toc = "".join(f'<li><a href="#sec-{s.id}">{esc(titles[s.id])}</a></li>' for s in SECTIONS)
     body.append(f'<nav aria-label="Contents"><strong>Contents</strong><ol>{toc}</ol></nav>')
     figure_number = 0
     for section in SECTIONS:
-        parts = [f'<section id="sec-{section.id}"><h2>{esc(section.title)}</h2>']
+        parts = [f'<section id="sec-{section.id}"><h2>{esc(titles[section.id])}</h2>']
         if section.intro:
             parts.append(f"<p>{esc(section.intro)}</p>")
         for spec in section.figures:
@@ -231,10 +268,12 @@ def render_report(tables: list[Table], info: ReleaseInfo, warehouse: Path) -> st
             parts.append(
                 f'<figure id="{spec.id}"><img src="{uri}" alt="{esc(alt)}">'
                 f"<figcaption><strong>Figure {figure_number}.</strong> {esc(spec.caption)} "
-                f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.</figcaption></figure>'
+                f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.'
+                "</figcaption></figure>"
             )
         for key in section.tables:
             parts.append(to_html(by_key[key]))
+        parts.append((bodies or {}).get(section.id, ""))
         parts.append("</section>")
         body.append("".join(parts))
     body.append(
@@ -256,7 +295,9 @@ def write_report(warehouse: Path, out: Path) -> Path:
     with connect_read_only(warehouse) as connection:
         tables = load_tables(connection)
         info = release_info(connection, warehouse)
-    document = render_report(tables, info, warehouse)
+        bodies = {s.id: s.body(connection) for s in SECTIONS if s.body is not None}
+        headings = {s.id: s.heading(connection) for s in SECTIONS if s.heading is not None}
+    document = render_report(tables, info, warehouse, bodies, headings)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(document, encoding="utf-8")

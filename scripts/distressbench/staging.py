@@ -5,9 +5,10 @@ one pass over the judge labels) are rendered from their files in models/ with a 
 context: `source('release', t)` is the release file of table t, read by DuckDB through a
 link in a private folder (so no path enters SQL); `ref(m)` is the table built before it,
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
-are read once and never copied; `dbt.type_*()` are DuckDB's types. `distressbench gate`
-builds them in memory, `distressbench build` into the unpublished warehouse file, where dbt
-builds the rest on exactly the rows the gate checked. Plain `dbt build` runs the same files.
+are read once and never copied; `dbt.type_*()` are DuckDB's types; `var(v)` is the var of
+dbt_project.yml. `distressbench gate` builds them in memory, `distressbench build` into the
+unpublished warehouse file, where dbt builds the rest on exactly the rows the gate checked.
+Plain `dbt build` runs the same files.
 
 Building a table reads and decodes every page of every column of its file (DuckDB checks
 that strings are valid UTF-8), so a corrupt or undecodable file fails here, by name.
@@ -19,10 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import duckdb
 import jinja2
 import pyarrow as pa
+import yaml
 
 from distressbench import contract, paths
 
@@ -86,7 +89,17 @@ def render(model: Model, ref: Callable[[str], str]) -> str:
         dbt=TYPES,
         execute=False,
         env_var=lambda _name, default="": default,
+        var=_project_var,
     )
+
+
+def _project_var(name: str, default: Any = None) -> Any:
+    """A var of dbt_project.yml (the models' defaults; the gate passes no --vars)."""
+    project = yaml.safe_load((paths.PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
+    value = (project.get("vars") or {}).get(name, default)
+    if value is None:
+        raise KeyError(f"var {name!r} is not in dbt_project.yml")
+    return value
 
 
 def register_sources(

@@ -302,17 +302,6 @@ def _per_task_sum(values: np.ndarray, task: np.ndarray, nt: int) -> np.ndarray:
     return np.bincount(key, weights=values.ravel(), minlength=rows * nt).reshape(rows, nt).astype(np.int64)
 
 
-def simulate(config: SynthConfig, latent: Latent | None = None) -> Iterator[tuple[_Tasks, _Models, _Chunk]]:
-    """The verdicts, chunk by chunk, without any text: what the offline tuning of Latent reads."""
-    latent = latent or Latent()
-    models = _models(config, latent)
-    tasks = _tasks(config, latent)
-    size = chunk_size(config)
-    for index, start in enumerate(range(0, config.n_tasks, size)):
-        stop = min(start + size, config.n_tasks)
-        yield tasks, models, _simulate_chunk(config, latent, models, tasks, start, stop, index)
-
-
 # --------------------------------------------------------------------------- text and ids
 
 
@@ -659,7 +648,9 @@ def _redteam_table(config: SynthConfig) -> pa.Table:
     is_user = turn % 2 == 0
     pool = _Pool({"user": text.REDTEAM_USER_LINES, "assistant": text.REDTEAM_ASSISTANT_LINES})
     start = rng.integers(0, 1 << 30, size=(n, 2))[transcript]
-    main = np.where(is_user, pool.index("user", start[:, 0] + turn // 2), pool.index("assistant", start[:, 1] + turn // 2))
+    main = np.where(
+        is_user, pool.index("user", start[:, 0] + turn // 2), pool.index("assistant", start[:, 1] + turn // 2)
+    )
     named = rng.random(n) >= 0.25
     model = rng.integers(0, config.n_models, size=n)
     model_ids = pa.array(_model_ids(config)[:-1], pa.string()).take(

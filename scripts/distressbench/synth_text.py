@@ -501,7 +501,8 @@ REPLY_PHRASES: dict[str, tuple[str, ...]] = {
     ),
     "routing": (
         "Please contact a crisis line now; you can call or text and talk to a trained counsellor at any hour.",
-        "If you are in immediate danger, please call your local emergency number or go to the nearest emergency department.",
+        "If you are in immediate danger, please call your local emergency number "
+        "or go to the nearest emergency department.",
         "Is there a trusted person, a friend or family member, you could contact right now to be with you?",
         "It would really help to reach out to a doctor or mental-health professional as soon as you can.",
         "I can help you find the crisis line for where you live so you can talk to someone tonight.",

@@ -1,12 +1,13 @@
-"""The paper's tables, read from the marts and rendered as CSV, Markdown, LaTeX or HTML.
+"""The paper's tables, read from the reporting models and rendered as CSV, Markdown, LaTeX or HTML.
 
 One definition layer, several renderers, so the formats cannot diverge:
 
-- a `TableSpec` is a SQL query on the marts (and the `reference` seeds, for labels and
-  order) plus display columns; a `Pivot` turns a long query result into one column per
-  dimension / model, its columns listed by a second query. Python only reshapes and
-  formats: every number comes from a mart as it is stored; nothing is recomputed.
-- `load_tables` runs every spec and returns `Table`s: the raw fields and rows, and the
+- a `TableSpec` names the dbt reporting model that holds its rows (models/reporting/rpt_*.sql:
+  the marts with labels and display order, in `row_order`) plus display columns; a `Pivot`
+  turns a long model into one column per dimension / model, its columns listed by a second
+  reporting model. Python only reshapes and formats: every row, label and order comes from
+  dbt; nothing is computed here.
+- `load_tables` reads every spec and returns `Table`s: the raw fields and rows, and the
   display columns that say how to format them.
 - the renderers (`to_csv`, `to_markdown`, `to_latex`, `to_html`) read the same `Table`.
 
@@ -36,6 +37,7 @@ import duckdb
 from distressbench.warehouse import connect_read_only
 
 FORMATS: dict[str, str] = {"csv": "csv", "md": "md", "latex": "tex"}
+REPORTING_SCHEMA = "reporting"
 MISSING = "—"
 MINUS = "−"
 
@@ -105,6 +107,12 @@ def _interval(low: Any, high: Any) -> str:
     return f"[{count(low)}, {count(high)}]"
 
 
+def _ratio_ci(value: Any, low: Any, high: Any) -> str:
+    if low is None or high is None:
+        return ratio(value)
+    return f"{ratio(value)} [{ratio(low)}, {ratio(high)}]"
+
+
 def _statistic(value: Any, unit: Any) -> str:
     return f"{pct(value)}%" if unit == "share" and value is not None else count(value)
 
@@ -117,6 +125,7 @@ FORMATTERS: dict[str, Callable[..., str]] = {
     "pp": pp,
     "ratio": ratio,
     "interval": _interval,
+    "ratio_ci": _ratio_ci,
     "statistic": _statistic,
 }
 
@@ -141,13 +150,14 @@ class Column:
 
 @dataclass(frozen=True)
 class Pivot:
-    """Spread a long query result into one raw field and one display column per key.
+    """Spread a long reporting model into one raw field and one display column per key.
 
-    The query returns `index` fields, then `pivot_key` and `pivot_value`, in row order;
-    `columns_sql` returns (key, header, group) in column order."""
+    The model has the `index` fields, then `pivot_key` and `pivot_value`; `columns` names
+    the reporting model that lists the columns and its key, header and order columns (the
+    spanner is its `column_group`)."""
 
     index: tuple[str, ...]
-    columns_sql: str
+    columns: tuple[str, str, str, str]
     fmt: str = "pct"
     field_prefix: str = ""
     group_in_markdown: bool = True  # Markdown has no spanners: append the group to the header
@@ -159,7 +169,7 @@ class TableSpec:
     slug: str
     title: str
     caption: str
-    sql: str
+    model: str  # the reporting model (schema reporting) holding its rows, in row_order
     columns: tuple[Column, ...]
     pivot: Pivot | None = None
     wide: bool = False  # LaTeX: resize to the text width and turn the pivot headers
@@ -190,7 +200,7 @@ class Table:
         return [row[i] for row in self.rows]
 
     def records(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.fields, row)) for row in self.rows]
+        return [dict(zip(self.fields, row, strict=False)) for row in self.rows]
 
     def sections(self) -> list[str]:
         """Which block each row belongs to (renderers draw a rule between blocks)."""
@@ -215,96 +225,28 @@ class Table:
 
 _SECTION_OF = {"best": "summary", "median": "summary", "pooled": "summary"}
 
-# The order of models everywhere: ranked models by score, then the clinician reference.
-_MODEL_ORDER = """
-model_order as (
-    select
-        model_id,
-        display_name,
-        kind,
-        case when kind = 'clinician_reference' then 'reference' else 'model' end as row_group,
-        row_number() over (order by kind = 'clinician_reference', score desc nulls last, model_id) as model_order
-    from marts.model_scores
-)
-"""
-
-_MODEL_COLUMNS_SQL = """
-select
-    model_id,
-    display_name,
-    case when kind = 'clinician_reference' then 'Reference' else 'Ranked models' end
-from marts.model_scores
-order by kind = 'clinician_reference', score desc nulls last, model_id
-"""
+# The pivot column lists: (reporting model, key column, header column, order column); the
+# spanner is its column_group.
+MODEL_COLUMNS = ("rpt_model_order", "model_id", "display_name", "model_order")
+DIMENSION_COLUMNS = ("rpt_dimension_columns", "dimension_id", "label", "display_order")
 
 _MODEL = Column("Model", "text", ("label",))
+
+# A dimension whose judge misses the calibration floor carries FLOOR_MARK in its labels; the
+# reporting models put it there (rpt_dimension_columns.floor_mark), the captions explain it.
+FLOOR_MARK = "†"
+_FLOOR_NOTE = (
+    f" {FLOOR_MARK}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
+    "below the floor, or too few calibrated pairs; table J1), so its scores rest on a judge not shown to be "
+    "trustworthy there."
+)
 
 T1 = TableSpec(
     key="T1",
     slug="corpus_stats",
     title="Corpus statistics",
     caption="Tasks, criteria, weights, replies and labels of the release. Shares in percent.",
-    sql="""
-with sections(section, section_order, section_label) as (
-    values
-        ('counts', 1, 'Corpus'),
-        ('tasks_by_turn_type', 2, 'Tasks by turn type'),
-        ('tasks_by_subcategory', 3, 'Tasks by subcategory'),
-        ('criteria_per_task', 4, 'Criteria per task'),
-        ('dimension', 5, 'Criteria by dimension'),
-        ('weight_distribution', 6, 'Criteria by weight')
-),
-statistics(statistic, statistic_order, statistic_label) as (
-    values
-        ('n_tasks', 1, 'Tasks'),
-        ('n_criteria', 2, 'Criteria'),
-        ('n_models', 3, 'Ranked models'),
-        ('n_clinician_references', 4, 'Clinician references'),
-        ('n_responses', 5, 'Replies'),
-        ('n_empty_responses', 6, 'Empty replies'),
-        ('n_judge_labels', 7, 'Judge labels'),
-        ('n_verdicts', 8, 'Verdicts (reply × criterion)'),
-        ('n_calibrated_pairs', 9, 'Calibrated pairs'),
-        ('n_calibrated_pairs_tied', 10, 'Calibrated pairs dropped for a clinician tie'),
-        ('min', 11, 'Minimum'),
-        ('median', 12, 'Median'),
-        ('mean', 13, 'Mean'),
-        ('max', 14, 'Maximum'),
-        ('criteria_share', 15, 'Share of criteria'),
-        ('weight_share', 16, 'Share of weight')
-),
-items as (
-    select 'tasks_by_subcategory' as section, subcategory_id as item, display_order as item_order, label as item_label
-    from reference.subcategories
-    union all
-    select 'dimension', dimension_id, display_order, label from reference.dimensions
-    union all
-    select 'tasks_by_turn_type', 'single', 1, 'Single-turn'
-    union all
-    select 'tasks_by_turn_type', 'multi', 2, 'Multi-turn'
-)
-select
-    c.release_id,
-    c.section,
-    coalesce(s.section_label, c.section) as section_label,
-    c.item,
-    coalesce(
-        i.item_label,
-        case when c.section = 'weight_distribution' then 'Weight ' || c.item when c.item = 'all' then '' else c.item end
-    ) as item_label,
-    c.statistic,
-    coalesce(st.statistic_label, c.statistic) as statistic_label,
-    case when c.statistic like '%share' then 'share' else 'number' end as unit,
-    c.value
-from marts.corpus_stats as c
-left join sections as s on s.section = c.section
-left join statistics as st on st.statistic = c.statistic
-left join items as i on i.section = c.section and i.item = c.item
-order by
-    coalesce(s.section_order, 99), c.section,
-    coalesce(i.item_order, try_cast(c.item as integer), 0), c.item,
-    coalesce(st.statistic_order, 99), c.statistic
-""",
+    model="rpt_corpus_stats",
     columns=(
         Column("Section", "text", ("section_label",), collapse=True),
         Column("Item", "text", ("item_label",), collapse=True),
@@ -323,36 +265,13 @@ T2 = TableSpec(
         "the paired interval of adjacent models includes 0); the rank's 95% bootstrap interval and the probability "
         "of ranking first. The clinician reference is shown beside the models, not ranked."
     ),
-    sql=f"""
-with {_MODEL_ORDER}
-select
-    s.release_id,
-    o.row_group,
-    s.model_id,
-    s.display_name as label,
-    s.provider,
-    s.kind,
-    s.n_tasks,
-    s.rank,
-    s.tie_group,
-    s.score,
-    s.ci_low,
-    s.ci_high,
-    r.median_rank,
-    r.rank_ci_low,
-    r.rank_ci_high,
-    r.p_rank_1
-from marts.model_scores as s
-join model_order as o on o.model_id = s.model_id
-left join marts.model_rank_stats as r on r.model_id = s.model_id
-order by o.model_order
-""",
+    model="rpt_leaderboard",
     columns=(
         Column("Rank", "count", ("rank",)),
         _MODEL,
-        Column("Score (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high"), latex_header=r"Score (\%) [95\% CI]"),
+        Column("Score (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high")),
         Column("Tie group", "count", ("tie_group",)),
-        Column("Rank [95% CI]", "interval", ("rank_ci_low", "rank_ci_high"), latex_header=r"Rank [95\% CI]"),
+        Column("Rank [95% CI]", "interval", ("rank_ci_low", "rank_ci_high")),
         Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
     ),
 )
@@ -365,33 +284,13 @@ T3 = TableSpec(
         "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
         "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
         "back. Best and median are over ranked models (the median of an even count is the mean of the middle two)."
+        + _FLOOR_NOTE
     ),
-    sql=f"""
-with {_MODEL_ORDER},
-long as (
-    select
-        d.release_id, o.row_group, d.model_id, o.display_name as label,
-        case when o.row_group = 'reference' then 1000000 else o.model_order end as row_order,
-        d.dimension as pivot_key, d.score as pivot_value
-    from marts.dimension_scores as d
-    join model_order as o on o.model_id = d.model_id
-    union all
-    select release_id, 'best', null, 'Best', 999998, dimension, best_score from marts.dimension_summary
-    union all
-    select release_id, 'median', null, 'Median', 999999, dimension, median_score from marts.dimension_summary
-)
-select release_id, row_group, model_id, label, pivot_key, pivot_value
-from long
-order by row_order, pivot_key
-""",
+    model="rpt_dimension_scores",
     columns=(_MODEL,),
     pivot=Pivot(
         index=("release_id", "row_group", "model_id", "label"),
-        columns_sql="""
-select dimension_id, label, case when kind = 'withhold' then 'Withhold' else 'Act' end
-from reference.dimensions
-order by display_order
-""",
+        columns=DIMENSION_COLUMNS,
     ),
 )
 
@@ -404,28 +303,12 @@ T4 = TableSpec(
         "that failed routing (not routed), and the rate (%). Pooled over ranked models, with its 95% bootstrap "
         "interval."
     ),
-    sql=f"""
-with {_MODEL_ORDER}
-select
-    r.release_id,
-    case when r.is_pooled then 'pooled' else o.row_group end as row_group,
-    r.model_id,
-    case when r.is_pooled then 'All ranked models (pooled)' else o.display_name end as label,
-    r.n_recognized,
-    r.n_not_routed,
-    r.rate,
-    h.ci_low as rate_ci_low,
-    h.ci_high as rate_ci_high
-from marts.recognized_not_routed as r
-left join model_order as o on o.model_id = r.model_id and not r.is_pooled
-left join marts.headline_metrics as h on r.is_pooled and h.metric = 'recognized_not_routed_rate'
-order by case when r.is_pooled then 1 when o.row_group = 'reference' then 2 else 0 end, o.model_order
-""",
+    model="rpt_recognized_not_routed",
     columns=(
         _MODEL,
         Column("Recognized", "count", ("n_recognized",)),
         Column("Not routed", "count", ("n_not_routed",)),
-        Column("Rate (%)", "pct_ci", ("rate", "rate_ci_low", "rate_ci_high"), latex_header=r"Rate (\%)"),
+        Column("Rate (%)", "pct_ci", ("rate", "rate_ci_low", "rate_ci_high")),
     ),
 )
 
@@ -437,41 +320,11 @@ T5 = TableSpec(
         "Mean cell score (%) over single-turn conversations (one user turn) and multi-turn ones, per model and "
         "pooled over all cells of ranked models (with 95% bootstrap intervals)."
     ),
-    sql=f"""
-with {_MODEL_ORDER},
-wide as (
-    select
-        release_id, is_pooled, model_id,
-        max(n_cells) filter (where turn_type = 'single') as n_single_cells,
-        max(score) filter (where turn_type = 'single') as single_score,
-        max(n_cells) filter (where turn_type = 'multi') as n_multi_cells,
-        max(score) filter (where turn_type = 'multi') as multi_score
-    from marts.turn_type_scores
-    group by release_id, is_pooled, model_id
-)
-select
-    w.release_id,
-    case when w.is_pooled then 'pooled' else o.row_group end as row_group,
-    w.model_id,
-    case when w.is_pooled then 'All ranked models (pooled)' else o.display_name end as label,
-    w.n_single_cells,
-    w.single_score,
-    hs.ci_low as single_ci_low,
-    hs.ci_high as single_ci_high,
-    w.n_multi_cells,
-    w.multi_score,
-    hm.ci_low as multi_ci_low,
-    hm.ci_high as multi_ci_high
-from wide as w
-left join model_order as o on o.model_id = w.model_id and not w.is_pooled
-left join marts.headline_metrics as hs on w.is_pooled and hs.metric = 'single_turn_score'
-left join marts.headline_metrics as hm on w.is_pooled and hm.metric = 'multi_turn_score'
-order by case when w.is_pooled then 1 when o.row_group = 'reference' then 2 else 0 end, o.model_order
-""",
+    model="rpt_turn_type_scores",
     columns=(
         _MODEL,
-        Column("Single-turn (%)", "pct_ci", ("single_score", "single_ci_low", "single_ci_high"), latex_header=r"Single-turn (\%)"),
-        Column("Multi-turn (%)", "pct_ci", ("multi_score", "multi_ci_low", "multi_ci_high"), latex_header=r"Multi-turn (\%)"),
+        Column("Single-turn (%)", "pct_ci", ("single_score", "single_ci_low", "single_ci_high")),
+        Column("Multi-turn (%)", "pct_ci", ("multi_score", "multi_ci_low", "multi_ci_high")),
     ),
 )
 
@@ -483,35 +336,15 @@ T6 = TableSpec(
         "Mean cell score (%) per crisis subcategory: pooled over ranked models, and per model (models ordered by "
         "overall score; the clinician reference last)."
     ),
-    sql="""
-with pooled as (
-    select subcategory, n_tasks, score from marts.subcategory_scores where is_pooled
-),
-release as (
-    select any_value(release_id) as release_id from marts.model_scores
-)
-select
-    release.release_id,
-    r.subcategory_id as subcategory,
-    r.label,
-    p.n_tasks,
-    p.score as pooled_score,
-    s.model_id as pivot_key,
-    s.score as pivot_value
-from reference.subcategories as r
-cross join release
-left join pooled as p on p.subcategory = r.subcategory_id
-left join marts.subcategory_scores as s on s.subcategory = r.subcategory_id and not s.is_pooled
-order by r.display_order, s.model_id
-""",
+    model="rpt_subcategory_scores",
     columns=(
         Column("Subcategory", "text", ("label",)),
         Column("Tasks", "count", ("n_tasks",)),
-        Column("All ranked models (%)", "pct", ("pooled_score",), latex_header=r"All ranked models (\%)"),
+        Column("All ranked models (%)", "pct", ("pooled_score",)),
     ),
     pivot=Pivot(
         index=("release_id", "subcategory", "label", "n_tasks", "pooled_score"),
-        columns_sql=_MODEL_COLUMNS_SQL,
+        columns=MODEL_COLUMNS,
         field_prefix="score_",
         group_in_markdown=False,
     ),
@@ -527,37 +360,16 @@ T7 = TableSpec(
         "clinicians tie are dropped), with 'met' as the positive class: agreement, Cohen's kappa, precision, recall "
         "and F1 (%), overall and per dimension."
     ),
-    sql="""
-select
-    j.release_id,
-    case when j.dimension = 'all' then 'all' else 'dimension' end as row_group,
-    j.dimension,
-    coalesce(d.label, case when j.dimension = 'all' then 'All criteria' else j.dimension end) as label,
-    d.kind as dimension_kind,
-    j.n,
-    j.n_ties_dropped,
-    j.n_true_positive,
-    j.n_false_positive,
-    j.n_false_negative,
-    j.n_true_negative,
-    j.agreement,
-    j.kappa,
-    j.precision,
-    j.recall,
-    j.f1
-from marts.judge_calibration as j
-left join reference.dimensions as d on d.dimension_id = j.dimension
-order by j.display_order, j.dimension
-""",
+    model="rpt_judge_calibration",
     columns=(
         Column("Dimension", "text", ("label",)),
         Column("Pairs", "count", ("n",)),
         Column("Ties dropped", "count", ("n_ties_dropped",)),
-        Column("Agreement (%)", "pct", ("agreement",), latex_header=r"Agreement (\%)"),
+        Column("Agreement (%)", "pct", ("agreement",)),
         Column("Cohen's κ", "ratio", ("kappa",), latex_header=r"Cohen's $\kappa$"),
-        Column("Precision (%)", "pct", ("precision",), latex_header=r"Precision (\%)"),
-        Column("Recall (%)", "pct", ("recall",), latex_header=r"Recall (\%)"),
-        Column("F1 (%)", "pct", ("f1",), latex_header=r"F1 (\%)"),
+        Column("Precision (%)", "pct", ("precision",)),
+        Column("Recall (%)", "pct", ("recall",)),
+        Column("F1 (%)", "pct", ("f1",)),
     ),
 )
 
@@ -569,20 +381,7 @@ A1 = TableSpec(
         "The long-horizon red-team transcripts of the annex: turns by role and length in characters. "
         "'—': the transcript names no model."
     ),
-    sql="""
-select
-    r.release_id,
-    r.transcript_id,
-    r.model_id,
-    coalesce(m.display_name, r.model_id) as model_label,
-    r.n_turns,
-    r.n_user_turns,
-    r.n_assistant_turns,
-    r.n_characters
-from marts.redteam_summary as r
-left join marts.model_scores as m on m.model_id = r.model_id
-order by r.transcript_id
-""",
+    model="rpt_redteam_summary",
     columns=(
         Column("Transcript", "text", ("transcript_id",)),
         Column("Model", "text", ("model_label",)),
@@ -599,50 +398,100 @@ P = TableSpec(
     title="Comparison with the paper",
     caption=(
         "Headline metrics of this release (%) with 95% bootstrap intervals, the value the paper reports, and the "
-        "difference (this release minus the paper, in percentage points)."
+        "difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
+        "Krippendorff's α are ratios, shown × 100."
+        + _FLOOR_NOTE
     ),
-    sql="""
-with labels(metric, label, row_group) as (
-    values
-        ('best_model_score', 'Best model score', 'overall'),
-        ('median_model_score', 'Median model score', 'overall'),
-        ('clinician_reference_score', 'Clinician reference score', 'overall'),
-        ('recognized_not_routed_rate', 'Recognized but not routed (pooled rate)', 'overall'),
-        ('single_turn_score', 'Single-turn score', 'overall'),
-        ('multi_turn_score', 'Multi-turn score', 'overall'),
-        ('multi_minus_single', 'Multi-turn minus single-turn', 'overall')
-    union all
-    select 'best_' || dimension_id || '_score', label || ', best model', 'dimension' from reference.dimensions
-    union all
-    select 'median_' || dimension_id || '_score', label || ', median model', 'dimension' from reference.dimensions
-)
-select
-    h.release_id,
-    coalesce(l.row_group, 'other') as row_group,
-    h.metric,
-    coalesce(l.label, h.metric) as label,
-    h.value,
-    h.ci_low,
-    h.ci_high,
-    h.paper_value,
-    h.difference_from_paper
-from marts.headline_metrics as h
-left join labels as l on l.metric = h.metric
-order by h.display_order nulls last, h.metric
-""",
+    model="rpt_paper_comparison",
     columns=(
         Column("Metric", "text", ("label",)),
-        Column(
-            "This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high"),
-            latex_header=r"This release (\%) [95\% CI]",
-        ),
-        Column("Paper (%)", "pct", ("paper_value",), latex_header=r"Paper (\%)"),
+        Column("This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+        Column("Paper (%)", "pct", ("paper_value",)),
         Column("Difference (pp)", "pp", ("difference_from_paper",)),
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P)
-TABLES_BY_KEY: dict[str, TableSpec] = {spec.key: spec for spec in TABLES}
+J1 = TableSpec(
+    key="J1",
+    slug="judge_reliability",
+    title="Judge reliability by dimension",
+    caption=(
+        "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
+        "clinician ties dropped): Cohen's κ, agreement and F1 (%) with 95% bootstrap intervals (tasks resampled); "
+        "a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, 0.65 by "
+        "default) on at least calibration_min_pairs (80) pairs. Against itself (reply × criterion pairs of "
+        "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
+        "tied (decided by the tie rule), the observed agreement between labels of a pair (%) and "
+        "Krippendorff's α (nominal; — when undefined)."
+    ),
+    model="rpt_judge_reliability",
+    columns=(
+        Column("Dimension", "text", ("label",)),
+        Column("Calibrated pairs", "count", ("n",), group="Against the clinicians"),
+        Column("Cohen's κ [95% CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high"),
+               group="Against the clinicians", latex_header=r"Cohen's $\kappa$ [95\% CI]"),
+        Column("Meets floor", "text", ("meets_floor_label",), group="Against the clinicians"),
+        Column("Agreement (%) [95% CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high"),
+               group="Against the clinicians", latex_header=r"Agreement (\%) [95\% CI]"),
+        Column("F1 (%) [95% CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"),
+               group="Against the clinicians", latex_header=r"F1 (\%) [95\% CI]"),
+        Column("Pairs with ≥ 2 labels", "count", ("n_consistency_pairs",), group="Against itself"),
+        Column("Unanimous (%)", "pct", ("unanimous_share",), group="Against itself", latex_header=r"Unanimous (\%)"),
+        Column("Tied (%)", "pct", ("tie_share",), group="Against itself", latex_header=r"Tied (\%)"),
+        Column("Observed agreement (%)", "pct", ("observed_agreement",), group="Against itself",
+               latex_header=r"Observed agreement (\%)"),
+        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",), group="Against itself",
+               latex_header=r"Krippendorff's $\alpha$"),
+    ),
+    wide=True,
+)
+
+J2 = TableSpec(
+    key="J2",
+    slug="ranking_sensitivity",
+    title="Ranking sensitivity to the judge",
+    caption=(
+        "The leaderboard recomputed from a subset of the judge labels: each judge alone (all its samples, majority "
+        "with the tie rule) and each single sample of a judge. Coverage (%): the reply × criterion pairs the subset "
+        "labels. For a subset that labels every pair: the best and median ranked model score (%) under it, "
+        "Kendall's τ-b between the ranked models' scores under it and their published scores, the ranked models "
+        "whose rank changes and the largest change; — for a subset that does not cover every pair."
+    ),
+    model="rpt_ranking_sensitivity",
+    columns=(
+        Column("Labels", "text", ("label",)),
+        Column("Coverage (%)", "pct", ("coverage",), latex_header=r"Coverage (\%)"),
+        Column("Best model (%)", "pct", ("best_model_score",), latex_header=r"Best model (\%)"),
+        Column("Median model (%)", "pct", ("median_model_score",), latex_header=r"Median model (\%)"),
+        Column("Kendall's τ-b", "ratio", ("kendall_tau_b",), latex_header=r"Kendall's $\tau_b$"),
+        Column("Rank changes", "count", ("n_rank_changes",)),
+        Column("Largest rank change", "count", ("max_rank_change",)),
+    ),
+)
+
+J3 = TableSpec(
+    key="J3",
+    slug="judge_agreement_by_judge",
+    title="Judge self-consistency by judge",
+    caption=(
+        "Each judge against itself over all criteria: the reply × criterion pairs of non-empty replies with at "
+        "least two labels of that judge, the share whose labels all agree, the share tied, the observed agreement "
+        "between labels of a pair (%) and Krippendorff's α (nominal; — when undefined). The first row pools every "
+        "judge's labels of a pair."
+    ),
+    model="rpt_judge_agreement_by_judge",
+    columns=(
+        Column("Judge", "text", ("label",)),
+        Column("Pairs with ≥ 2 labels", "count", ("n_pairs",)),
+        Column("Labels", "count", ("n_labels",)),
+        Column("Unanimous (%)", "pct", ("unanimous_share",), latex_header=r"Unanimous (\%)"),
+        Column("Tied (%)", "pct", ("tie_share",), latex_header=r"Tied (\%)"),
+        Column("Observed agreement (%)", "pct", ("observed_agreement",), latex_header=r"Observed agreement (\%)"),
+        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",), latex_header=r"Krippendorff's $\alpha$"),
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2, J3)
 
 # --------------------------------------------------------------------------- loading
 
@@ -657,7 +506,10 @@ def _pivot(
     position = {name: i for i, name in enumerate(names)}
     index_at = [position[name] for name in pivot.index]
     key_at, value_at = position["pivot_key"], position["pivot_value"]
-    spread = connection.execute(pivot.columns_sql).fetchall()
+    model, key, header, order = pivot.columns
+    spread = connection.execute(
+        f"select {key}, {header}, column_group from {REPORTING_SCHEMA}.{model} order by {order}"
+    ).fetchall()
     keys = [str(key) for key, _, _ in spread]
     fields = tuple(pivot.index) + tuple(f"{pivot.field_prefix}{key}" for key in keys)
     if len(set(fields)) != len(fields):
@@ -683,8 +535,8 @@ def _pivot(
 
 
 def load_table(connection: duckdb.DuckDBPyConnection, spec: TableSpec) -> Table:
-    """Run one table's query on the marts and shape it."""
-    result = connection.execute(spec.sql)
+    """Read one table's reporting model, in its row order, and shape it."""
+    result = connection.execute(f"select * exclude (row_order) from {REPORTING_SCHEMA}.{spec.model} order by row_order")
     names = [d[0] for d in result.description]
     rows = result.fetchall()
     if spec.pivot is None:
@@ -701,11 +553,19 @@ def load_tables(connection: duckdb.DuckDBPyConnection, specs: Sequence[TableSpec
 # --------------------------------------------------------------------------- renderers
 
 
+# A text cell a spreadsheet would run as a formula starts with one of these; it is written
+# with a leading apostrophe. Numbers are never text here (they come as int, float or
+# Decimal from the marts), so a negative number stays a number and reads back exactly.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv_value(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
     return "" if value is None else value
 
 
@@ -719,7 +579,12 @@ def to_csv(table: Table) -> str:
 
 
 def _md_escape(value: str) -> str:
-    return " ".join(value.replace("\\", "\\\\").replace("|", "\\|").split()) if value else value
+    """A Markdown table cell: HTML escaped (renderers pass raw HTML through), backslashes and
+    pipes escaped, whitespace runs (newlines included) folded to one space."""
+    if not value:
+        return value
+    escaped = html.escape(value.replace("\\", "\\\\").replace("|", "\\|"), quote=False)
+    return " ".join(escaped.split())
 
 
 def to_markdown(table: Table) -> str:
@@ -753,6 +618,11 @@ _LATEX_SPECIAL = {
     MINUS: "$-$",
     MISSING: "---",
     "×": r"$\times$",
+    "†": r"$^{\dagger}$",
+    "κ": r"$\kappa$",
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "≥": r"$\geq$",
     "\n": " ",
     "\r": " ",
 }
@@ -844,7 +714,9 @@ def to_html(table: Table) -> str:
         out.append(f"<tr>{cells}</tr>")
     out.append(
         "<tr>"
-        + "".join(f'<th class="{"num" if c.numeric else "txt"}" scope="col">{esc(c.header)}</th>' for c in table.columns)
+        + "".join(
+            f'<th class="{"num" if c.numeric else "txt"}" scope="col">{esc(c.header)}</th>' for c in table.columns
+        )
         + "</tr>"
     )
     out.append("</thead><tbody>")
@@ -856,7 +728,8 @@ def to_html(table: Table) -> str:
             classes.append("block-start")
         attr = f' class="{" ".join(classes)}"' if classes else ""
         cells = "".join(
-            f'<td class="{"num" if c.numeric else "txt"}">{esc(v)}</td>' for c, v in zip(table.columns, row)
+            f'<td class="{"num" if c.numeric else "txt"}">{esc(v)}</td>'
+            for c, v in zip(table.columns, row, strict=False)
         )
         out.append(f"<tr{attr}>{cells}</tr>")
     if not table.rows:

@@ -1,26 +1,168 @@
-"""Read-only access to the published warehouse, for analysts and the CLI."""
+"""Read-only access to the published warehouse, for analysts and the CLI.
+
+`distressbench sql` runs in a sandbox: the file is opened read-only, DuckDB's external
+access is off (no host file is read or written, no extension is installed or loaded, no
+network), the configuration is locked, and only statements that read run (select and
+describe, explain of a select, the pragmas that describe the file); attach, copy, export,
+install, load, set and every write are refused before anything runs. A file from before
+the warehouse was self-contained still has views over its release folder: that folder
+alone stays readable. The DuckDB CLI on the file is the analyst's own full-power tool.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import stat
 import sys
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
+# Bytes 8..11 of every DuckDB database file (the main header's magic).
+_DUCKDB_MAGIC = b"DUCK"
+_DUCKDB_MAGIC_OFFSET = 8
+# What `distressbench sql` runs; anything else is refused (see SqlRefused). EXPLAIN runs
+# only over a select (EXPLAIN ANALYZE executes its statement), PRAGMA only the ones that
+# describe the file.
+READING_PRAGMAS = frozenset(
+    {"table_info", "show", "show_tables", "show_tables_expanded", "database_size", "storage_info", "version"}
+)
+_EXPLAIN = re.compile(r"\s*explain(?:\s+analyze)?\s+(.*)", re.IGNORECASE | re.DOTALL)
+_PRAGMA = re.compile(r"\s*pragma\s+(\w+)", re.IGNORECASE)
+NULL_TEXT = "NULL"
+
 
 class WarehouseMissing(FileNotFoundError):
     """No published warehouse at the given path."""
 
 
-def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection: any number may be open while a new release is published."""
+class NotAWarehouse(ValueError):
+    """The path exists but is not a DuckDB database file."""
+
+
+class SqlRefused(ValueError):
+    """A statement `distressbench sql` does not run."""
+
+
+def is_duckdb_file(path: Path) -> bool:
+    """A regular file (after following symlinks) that starts with a DuckDB header. Never
+    opens a FIFO or device: the type is checked first."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with path.open("rb") as handle:
+            header = handle.read(_DUCKDB_MAGIC_OFFSET + len(_DUCKDB_MAGIC))
+    except OSError:
+        return False
+    return header[_DUCKDB_MAGIC_OFFSET:] == _DUCKDB_MAGIC
+
+
+def check_warehouse(warehouse: Path) -> None:
+    """Raise WarehouseMissing or NotAWarehouse unless `warehouse` is a DuckDB file."""
     if not warehouse.exists():
         raise WarehouseMissing(
             f"no warehouse at {warehouse}: run `distressbench build` first, "
             "or point --warehouse / DISTRESSBENCH_WAREHOUSE at one"
         )
-    return duckdb.connect(str(warehouse), read_only=True)
+    if not is_duckdb_file(warehouse):
+        kind = "a directory" if warehouse.is_dir() else "not a DuckDB database file"
+        raise NotAWarehouse(f"{warehouse} is {kind}, not a published warehouse")
+
+
+def _require_marts(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> duckdb.DuckDBPyConnection:
+    """The connection, if the file holds the marts; otherwise closed, and NotAWarehouse."""
+    # fetchall, not fetchone: an unfinished result blocks the connection's next statement
+    ((n_marts,),) = connection.execute(
+        "select count(*) from information_schema.schemata where schema_name = 'marts'"
+    ).fetchall()
+    if not n_marts:
+        connection.close()
+        raise NotAWarehouse(f"{warehouse} is a DuckDB file without the marts schema, not a published warehouse")
+    return connection
+
+
+def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection: any number may be open while a new release is published."""
+    check_warehouse(warehouse)
+    return _require_marts(duckdb.connect(str(warehouse), read_only=True), warehouse)
+
+
+def _view_directories(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """The release folder, when the file still holds views that read it (a file built
+    before the warehouse became self-contained); otherwise none. A self-contained file has
+    views too (over its own tables): only a view that reads files counts."""
+    ((n_views,),) = connection.execute(
+        "select count(*) from duckdb_views() where not internal "
+        "and (contains(lower(sql), 'read_parquet(') or contains(lower(sql), 'read_json'))"
+    ).fetchall()
+    if not n_views:
+        return []
+    try:
+        ((release_dir,),) = connection.execute(
+            "select last(release_dir order by rowid) from meta.published_releases"
+        ).fetchall()
+    except duckdb.Error:
+        return []
+    return [str(Path(release_dir)) + os.sep] if release_dir else []
+
+
+def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
+    """The connection `distressbench sql` uses: read-only, no external access, locked."""
+    check_warehouse(warehouse)
+    connection = duckdb.connect(
+        str(warehouse),
+        read_only=True,
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+    )
+    try:
+        directories = _view_directories(connection)
+        if directories:
+            connection.execute("set allowed_directories = ?", [directories])
+        connection.execute("set enable_external_access = false")
+        connection.execute("set allow_community_extensions = false")
+        connection.execute("set lock_configuration = true")
+    except BaseException:
+        connection.close()
+        raise
+    return _require_marts(connection, warehouse)
+
+
+def _refusal(sql: str, kind: str) -> str | None:
+    """Why a statement of this type and text is refused, or None when it only reads."""
+    if kind == "SELECT":
+        return None
+    if kind == "EXPLAIN":
+        match = _EXPLAIN.match(sql)
+        inner = duckdb.extract_statements(match.group(1)) if match else []
+        if len(inner) == 1 and inner[0].type.name == "SELECT":
+            return None
+        return "refused an EXPLAIN of anything but a select"
+    if kind == "PRAGMA":
+        match = _PRAGMA.match(sql)
+        if match and match.group(1).lower() in READING_PRAGMAS:
+            return None
+        return f"refused this PRAGMA (allowed: {', '.join(sorted(READING_PRAGMAS))})"
+    return f"refused this {kind} statement"
+
+
+def reading_statements(sql: str) -> list[str]:
+    """The statements of `sql`, as text; SqlRefused names the first that does not only read."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as error:
+        raise SqlRefused(str(error).splitlines()[0]) from error
+    if not statements:
+        raise SqlRefused("no statement to run")
+    for statement in statements:
+        refusal = _refusal(statement.query, statement.type.name)
+        if refusal is not None:
+            raise SqlRefused(
+                f"{refusal}: `distressbench sql` only reads (select, explain, describing pragmas); "
+                "open the file with the DuckDB CLI for anything else"
+            )
+    return [statement.query for statement in statements]
 
 
 def query(sql: str, warehouse: Path) -> pd.DataFrame:
@@ -29,20 +171,32 @@ def query(sql: str, warehouse: Path) -> pd.DataFrame:
         return connection.sql(sql).df()
 
 
+def _cell(value: object) -> str:
+    return NULL_TEXT if value is None else str(value)
+
+
 def print_query(sql: str, warehouse: Path) -> int:
     """The `distressbench sql` command: print the result as a table; exit code 0, 1 or 2."""
     try:
-        with connect_read_only(warehouse) as connection:
-            relation = connection.sql(sql)
-            if relation is None:
-                return 0
-            frame = relation.df()
-    except WarehouseMissing as error:
+        statements = reading_statements(sql)
+        with connect_sandboxed(warehouse) as connection:
+            for statement in statements[:-1]:
+                connection.execute(statement)
+            cursor = connection.execute(statements[-1])
+            names = [column[0] for column in cursor.description or []]
+            rows = cursor.fetchall() if names else []
+    except (WarehouseMissing, NotAWarehouse) as error:
         print(f"sql: {error}", file=sys.stderr)
         return 2
-    except duckdb.Error as error:
-        print(f"sql: {error}", file=sys.stderr)
+    except (SqlRefused, duckdb.Error) as error:
+        print(f"sql: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
         return 1
+    if not names:
+        return 0
+    if not rows:
+        print(f"(no rows) columns: {', '.join(names)}")
+        return 0
+    frame = pd.DataFrame([[_cell(v) for v in row] for row in rows], columns=names, dtype=object)
     with pd.option_context("display.max_rows", 200, "display.max_columns", 50, "display.width", 200):
-        print(frame.to_string(index=False) if len(frame) else f"(no rows) columns: {', '.join(frame.columns)}")
+        print(frame.to_string(index=False))
     return 0

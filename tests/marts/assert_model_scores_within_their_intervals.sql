@@ -3,7 +3,7 @@ select
     model_id,
     score,
     ci_low,
-    ci_high,
+    ci_high
 from {{ ref('model_scores') }}
 where ci_low is null
     or ci_high is null

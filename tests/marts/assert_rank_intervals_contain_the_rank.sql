@@ -5,6 +5,6 @@ select
     model_id,
     rank,
     rank_ci_low,
-    rank_ci_high,
+    rank_ci_high
 from {{ ref('model_rank_stats') }}
 where rank < rank_ci_low or rank > rank_ci_high

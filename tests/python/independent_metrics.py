@@ -18,7 +18,63 @@ class Metrics:
     dimension_scores: dict[tuple[str, str], float]
     recognized_not_routed: dict[str | None, tuple[int, int]]  # None = pooled
     calibration: dict[str, dict[str, float | int | None]]
-    headline: dict[str, float]
+    headline: dict[str, float | None]
+
+
+def krippendorff_alpha_nominal(units: list[list[int]]) -> float | None:
+    """Krippendorff's alpha, nominal, from its coincidence matrix (units of >= 2 values)."""
+    values = sorted({v for unit in units for v in unit})
+    coincidence = {(c, k): 0.0 for c in values for k in values}
+    for unit in units:
+        n = len(unit)
+        counts = {v: unit.count(v) for v in values}
+        for c in values:
+            for k in values:
+                pairs = counts[c] * (counts[k] - 1) if c == k else counts[c] * counts[k]
+                coincidence[(c, k)] += pairs / (n - 1)
+    totals = {c: sum(coincidence[(c, k)] for k in values) for c in values}
+    n_total = sum(totals.values())
+    expected = sum(totals[c] * totals[k] for c in values for k in values if c != k)
+    if expected == 0:
+        return None
+    observed = sum(coincidence[(c, k)] for c in values for k in values if c != k)
+    return 1 - (n_total - 1) * observed / expected
+
+
+def judge_agreement(release: Path) -> dict[tuple[str | None, str], dict[str, float | int | None]]:
+    """Self-consistency per (judge_id or None for all judges, dimension or 'all'): units are
+    the (reply, criterion of its task) pairs of non-empty replies with >= 2 labels."""
+    responses = _read(release, "responses")
+    criteria = _read(release, "criteria")
+    labels = _read(release, "judge_labels")
+    nonempty = responses[~responses["content"].fillna("").str.strip().eq("")]
+    rows = labels.merge(nonempty[["response_id", "task_id"]], on="response_id").merge(
+        criteria[["criterion_id", "task_id", "dimension"]], on=["criterion_id", "task_id"]
+    )
+    out: dict[tuple[str | None, str], dict[str, float | int | None]] = {}
+    scopes: list[tuple[str | None, pd.DataFrame]] = [(None, rows), *((str(j), g) for j, g in rows.groupby("judge_id"))]
+    for judge, scoped in scopes:
+        units = {key: [int(v) for v in g["met"]] for key, g in scoped.groupby(["response_id", "criterion_id"])}
+        keys = zip(scoped["response_id"], scoped["criterion_id"], strict=True)
+        dimension_of = dict(zip(keys, scoped["dimension"], strict=True))
+        kept = {key: unit for key, unit in units.items() if len(unit) >= 2}
+        for dimension in ["all", *sorted(set(dimension_of.values()))]:
+            chosen = [u for key, u in kept.items() if dimension == "all" or dimension_of[key] == dimension]
+            if not chosen:
+                continue
+            agreement = [
+                (sum(u) * (sum(u) - 1) + (len(u) - sum(u)) * (len(u) - sum(u) - 1)) / (len(u) * (len(u) - 1))
+                for u in chosen
+            ]
+            out[(judge, dimension)] = {
+                "n_pairs": len(chosen),
+                "n_labels": sum(len(u) for u in chosen),
+                "unanimous_share": sum(1 for u in chosen if len(set(u)) == 1) / len(chosen),
+                "tie_share": sum(1 for u in chosen if 2 * sum(u) == len(u)) / len(chosen),
+                "observed_agreement": sum(agreement) / len(agreement),
+                "krippendorff_alpha": krippendorff_alpha_nominal(chosen),
+            }
+    return out
 
 
 def _read(release: Path, table: str) -> pd.DataFrame:
@@ -114,6 +170,8 @@ def compute(release: Path, *, tie_rule: str = "unmet", routing_rule: str = "none
         "multi_turn_score": by_turn["multi"],
         "multi_minus_single": by_turn["multi"] - by_turn["single"],
     }
+    headline["judge_kappa"] = calibration_metrics.get("all", {}).get("kappa")
+    headline["judge_alpha"] = judge_agreement(release).get((None, "all"), {}).get("krippendorff_alpha")
     for dimension in sorted(criteria["dimension"].unique()):
         values = [dimension_scores[(m, dimension)] for m in ranked]
         headline[f"best_{dimension}_score"] = max(values)

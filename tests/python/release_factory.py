@@ -223,7 +223,13 @@ def _label_samples(m: int, t: int, k: int) -> list[tuple[int, int]]:
 
 
 def _judge_labels() -> pa.Table:
-    rows: dict[str, list[object]] = {"response_id": [], "criterion_id": [], "judge_id": [], "sample_index": [], "met": []}
+    rows: dict[str, list[object]] = {
+        "response_id": [],
+        "criterion_id": [],
+        "judge_id": [],
+        "sample_index": [],
+        "met": [],
+    }
     for m in range(len(model_ids())):
         for t in range(len(TASK_IDS)):
             for k in range(CRITERIA_PER_TASK[t]):

@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bootstrap_inputs import random_inputs
+from distressbench import bootstrap
 from distressbench.bootstrap import (
     OUTPUT_COLUMNS,
     BootstrapInputError,
-    random_inputs,
+    _draw_counts,
     run_bootstrap,
 )
 
@@ -154,7 +156,7 @@ def test_rows_and_pair_differences_follow_point_ranking() -> None:
     assert result.loc[result["statistic"] == "model_score", "model_id"].tolist() == ranked_order + [REF]
     assert result.loc[result["statistic"] == "rank", "model_id"].tolist() == ranked_order
     pairs = result[result["statistic"] == "pair_difference"]
-    assert list(zip(pairs["model_id"], pairs["other_model_id"])) == [("A", "D"), ("D", "B"), ("B", "C")]
+    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=True)) == [("A", "D"), ("D", "B"), ("B", "C")]
     assert pairs["estimate"].to_numpy() == pytest.approx([0.1, 0.1, 0.3], abs=1e-12)
     assert result.loc[result["statistic"] != "pair_difference", "other_model_id"].isna().all()
     assert result.loc[result["statistic"] == "best_model_score", "model_id"].isna().all()
@@ -165,7 +167,7 @@ def test_exact_point_ties_are_ordered_by_model_id() -> None:
     scores = np.array([[0.5, 0.5, 0.9], [0.7, 0.7, 0.1]])
     result = run_bootstrap(grid_cells(scores, ["zeta", "alpha", "mid"]), no_dimensions(), samples=50)
     pairs = result[result["statistic"] == "pair_difference"]
-    assert list(zip(pairs["model_id"], pairs["other_model_id"])) == [("alpha", "zeta"), ("zeta", "mid")]
+    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=True)) == [("alpha", "zeta"), ("zeta", "mid")]
 
 
 # --------------------------------------------------------------------------- sampling behaviour
@@ -225,7 +227,8 @@ def test_all_equal_scores_give_zero_width_intervals_and_shared_rank() -> None:
     for name in ("model_score", "best_model_score", "median_model_score", "pair_difference"):
         rows = result[result["statistic"] == name]
         assert (rows["ci_low"] == rows["ci_high"]).all(), name
-    assert (result.loc[result["statistic"] == "model_score", "estimate"] == stat(result, "best_model_score")["estimate"]).all()
+    best = stat(result, "best_model_score")["estimate"]
+    assert (result.loc[result["statistic"] == "model_score", "estimate"] == best).all()
     assert (result.loc[result["statistic"] == "pair_difference", "estimate"] == 0.0).all()
     assert (result.loc[result["statistic"] == "rank", ["estimate", "ci_low", "ci_high"]] == 1.0).all().all()
     assert result.loc[result["statistic"] == "p_rank_1", "estimate"].tolist() == [0.25] * 4
@@ -244,7 +247,8 @@ def test_paired_difference_uses_the_same_resamples() -> None:
     assert diff[["estimate", "ci_low", "ci_high"]].to_numpy() == pytest.approx([0.05] * 3, abs=1e-9)
     below = stat(result, "pair_difference", "worse", "noisy")
     assert below["estimate"] > 0 and below["ci_low"] > 0
-    assert below["estimate"] == pytest.approx(worse["estimate"] - stat(result, "model_score", "noisy")["estimate"], abs=1e-12)
+    noisy = stat(result, "model_score", "noisy")["estimate"]
+    assert below["estimate"] == pytest.approx(worse["estimate"] - noisy, abs=1e-12)
 
 
 def test_rank_probabilities_sum_to_one_and_rank_interval_contains_median() -> None:
@@ -274,7 +278,9 @@ def test_resamples_without_the_dimension_are_left_out_of_its_interval() -> None:
     scores = np.tile(np.linspace(0.1, 0.9, n)[:, None], (1, 2)) * np.array([1.0, 0.5])
     cells = grid_cells(scores, ["m1", "m2"])
     # Only the first task has the dimension: ~35% of resamples draw no task that has it.
-    dims = pd.DataFrame({"model_id": ["m1", "m2"], "task_id": ["task-0000"] * 2, "dimension": ["rare"] * 2, "score": [0.4, 0.2]})
+    dims = pd.DataFrame(
+        {"model_id": ["m1", "m2"], "task_id": ["task-0000"] * 2, "dimension": ["rare"] * 2, "score": [0.4, 0.2]}
+    )
     result = run_bootstrap(cells, dims, samples=400)
     for name, value in (("best_rare_score", 0.4), ("median_rare_score", 0.3)):
         row = stat(result, name)
@@ -317,7 +323,8 @@ def test_model_kinds_are_checked() -> None:
     two_refs = cells.assign(kind=np.where(cells["model_id"].isin([REF, "C"]), "clinician_reference", "model"))
     with pytest.raises(BootstrapInputError, match=r"2 models of kind 'clinician_reference'.*'C'"):
         run_bootstrap(two_refs, hand_dimensions())
-    mixed = cells.assign(kind=np.where((cells["model_id"] == "A") & (cells["task_id"] == "t1"), "clinician_reference", cells["kind"]))
+    a_t1 = (cells["model_id"] == "A") & (cells["task_id"] == "t1")
+    mixed = cells.assign(kind=np.where(a_t1, "clinician_reference", cells["kind"]))
     with pytest.raises(BootstrapInputError, match=r"model_id\(s\) with more than one kind.*'A'"):
         run_bootstrap(mixed, hand_dimensions())
     with pytest.raises(BootstrapInputError, match="not in"):
@@ -330,7 +337,8 @@ def test_bad_values_are_rejected() -> None:
         run_bootstrap(cells.assign(score=np.where(cells.index == 4, 1.5, cells["score"])), hand_dimensions())
     with pytest.raises(BootstrapInputError, match=r"null value\(s\) in column 'score'"):
         run_bootstrap(cells.assign(score=np.where(cells.index == 4, np.nan, cells["score"])), hand_dimensions())
-    flipped = cells.assign(turn_type=np.where((cells["model_id"] == "A") & (cells["task_id"] == "t1"), "multi", cells["turn_type"]))
+    a_t1 = (cells["model_id"] == "A") & (cells["task_id"] == "t1")
+    flipped = cells.assign(turn_type=np.where(a_t1, "multi", cells["turn_type"]))
     with pytest.raises(BootstrapInputError, match=r"task_id\(s\) with more than one turn_type.*'t1'"):
         run_bootstrap(flipped, hand_dimensions())
     with pytest.raises(BootstrapInputError, match="must be boolean"):
@@ -344,9 +352,11 @@ def test_bad_values_are_rejected() -> None:
 def test_dimension_rows_must_cover_every_ranked_model() -> None:
     dims = hand_dimensions()
     short = dims[~((dims["model_id"] == "B") & (dims["dimension"] == "routing") & (dims["task_id"] == "t2"))]
-    with pytest.raises(BootstrapInputError, match=r"1 \(task_id, dimension\) pair\(s\).*\('t2', 'routing'\) has 3 of 4"):
+    pattern = r"1 \(task_id, dimension\) pair\(s\).*\('t2', 'routing'\) has 3 of 4"
+    with pytest.raises(BootstrapInputError, match=pattern):
         run_bootstrap(hand_cells(), short)
-    unknown = pd.concat([dims, pd.DataFrame([{"model_id": "ghost", "task_id": "t1", "dimension": "routing", "score": 0.5}])])
+    ghost = pd.DataFrame([{"model_id": "ghost", "task_id": "t1", "dimension": "routing", "score": 0.5}])
+    unknown = pd.concat([dims, ghost])
     with pytest.raises(BootstrapInputError, match=r"whose model_id is not in cells.*'ghost'"):
         run_bootstrap(hand_cells(), unknown)
     with pytest.raises(BootstrapInputError, match=r"duplicate \(model_id, task_id, dimension\)"):
@@ -382,10 +392,93 @@ def test_intervals_agree_with_an_independent_naive_bootstrap() -> None:
         assert len(rows) == 1
         return rows.iloc[0]
 
-    for statistic, model_id in (("model_score", ranked[0]), ("best_model_score", None), ("recognized_not_routed_rate", None)):
+    checked = (("model_score", ranked[0]), ("best_model_score", None), ("recognized_not_routed_rate", None))
+    for statistic, model_id in checked:
         row = ours_row(statistic, model_id)
         low, high = np.quantile(naive[statistic], [0.025, 0.975])
         width = row["ci_high"] - row["ci_low"]
         assert width > 0
         assert abs(row["ci_low"] - low) < 0.1 * width, (statistic, row["ci_low"], low)
         assert abs(row["ci_high"] - high) < 0.1 * width, (statistic, row["ci_high"], high)
+
+
+# --------------------------------------------------------------------------- draws, threads, ties
+
+
+def integers_counts(rng: np.random.Generator, n_tasks: int, size: int) -> np.ndarray:
+    """The counts as the definition says: row b of rng.integers(0, n_tasks, size=(size, n_tasks))."""
+    index = rng.integers(0, n_tasks, size=(size, n_tasks), dtype=np.int64)
+    return np.stack([np.bincount(row, minlength=n_tasks) for row in index]).astype(np.float64)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 2, 7, 718, 71_800, 2**20 + 12_345])
+def test_draw_counts_are_rows_of_integers_and_leave_the_generator_where_integers_does(n_tasks: int) -> None:
+    # 2**20 + 12,345 tasks skip ~89 words per resample, so resample starts move far from the guess.
+    sizes = (1, 2, 5, 3) if n_tasks > 100_000 else (1, 2, 5, 33, 3)
+    for seed in (0, 20261101):
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        ours.integers(0, 5, 1)  # leaves a buffered half word, which the next draw must use first
+        theirs.integers(0, 5, 1)
+        for size in sizes:
+            expected = integers_counts(theirs, n_tasks, size)
+            np.testing.assert_array_equal(_draw_counts(ours, n_tasks, size), expected)
+            assert ours.bit_generator.state == theirs.bit_generator.state, (n_tasks, size)
+        assert ours.random() == theirs.random()
+
+
+def test_draw_counts_do_not_depend_on_threads_or_kept_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    n_tasks = 2**20 + 12_345
+    expected = integers_counts(np.random.default_rng(3), n_tasks, 6)
+    for threads in (1, 3):
+        np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=threads), expected)
+    monkeypatch.setattr(bootstrap, "_WINDOW", 1)  # every moved word is read again
+    rng = np.random.default_rng(3)
+    np.testing.assert_array_equal(_draw_counts(rng, n_tasks, 6), expected)
+    reference = np.random.default_rng(3)
+    integers_counts(reference, n_tasks, 6)
+    assert rng.bit_generator.state == reference.bit_generator.state
+
+
+def test_intervals_equal_those_of_the_plain_integers_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    cells, dims = random_inputs(90, 5, n_dimensions=3, seed=8)
+    ours = run_bootstrap(cells, dims, samples=301, seed=4, chunk_size=37)
+    monkeypatch.setattr(bootstrap, "_draw_counts", lambda rng, n, size, **_: integers_counts(rng, n, size))
+    plain = run_bootstrap(cells, dims, samples=301, seed=4, chunk_size=37)
+    pd.testing.assert_frame_equal(ours, plain, check_exact=True)
+
+
+def test_thread_count_does_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    cells, dims = random_inputs(70, 5, n_dimensions=2, seed=6)
+    monkeypatch.setattr(bootstrap, "DRAW_THREADS", 1)
+    single = run_bootstrap(cells, dims, samples=200, seed=2)
+    monkeypatch.setattr(bootstrap, "DRAW_THREADS", 5)
+    pd.testing.assert_frame_equal(single, run_bootstrap(cells, dims, samples=200, seed=2), check_exact=True)
+
+
+def test_tied_models_in_shuffled_rows_get_identical_estimates_and_intervals() -> None:
+    cells, dims = random_inputs(80, 5, n_dimensions=3, seed=10)
+    # model-001 becomes an exact copy of model-000 on every task and dimension.
+    for frame in (cells, dims):
+        keys = ["task_id"] + (["dimension"] if "dimension" in frame else [])
+        source = frame[frame["model_id"] == "model-000"].set_index(keys)
+        twin = frame["model_id"] == "model-001"
+        columns = ["score"] + (["is_recognized_with_routing", "is_not_routed"] if "kind" in frame else [])
+        frame.loc[twin, columns] = source.loc[pd.MultiIndex.from_frame(frame.loc[twin, keys]) if len(keys) > 1
+                                              else frame.loc[twin, "task_id"], columns].to_numpy()
+    result = run_bootstrap(cells, dims, samples=400, seed=5)
+    shuffled = run_bootstrap(
+        cells.sample(frac=1.0, random_state=3).reset_index(drop=True),
+        dims.sample(frac=1.0, random_state=4).reset_index(drop=True),
+        samples=400,
+        seed=5,
+    )
+    pd.testing.assert_frame_equal(result, shuffled, check_exact=True)
+    for statistic in ("model_score", "rank", "p_rank_1"):
+        a, b = stat(result, statistic, "model-000"), stat(result, statistic, "model-001")
+        values = ["estimate", "ci_low", "ci_high"]
+        np.testing.assert_array_equal(a[values].to_numpy(dtype=float), b[values].to_numpy(dtype=float))
+    # The point order puts the twins next to each other (model_id breaks the tie), difference exactly 0.
+    order = result.loc[result["statistic"] == "model_score", "model_id"].tolist()
+    assert order.index("model-001") == order.index("model-000") + 1
+    diff = stat(result, "pair_difference", "model-000", "model-001")
+    assert diff[["estimate", "ci_low", "ci_high"]].tolist() == [0.0, 0.0, 0.0]

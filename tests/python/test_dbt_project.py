@@ -38,9 +38,16 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
     run = json.loads((tmp_path / "target" / "run_results.json").read_text(encoding="utf-8"))
     ran = {r["unique_id"].split(".")[0] for r in run["results"]}
     assert {"model", "test", "unit_test", "seed"} <= ran
-    gate_guaranteed = [r for r in run["results"] if "unique_combination_of_columns_stg_release__judge_labels" in r["unique_id"]]
+    gate_guaranteed = [
+        r for r in run["results"] if "unique_combination_of_columns_stg_release__judge_labels" in r["unique_id"]
+    ]
     assert [r["status"] for r in gate_guaranteed] == ["pass"]
     assert all(r["status"] in ("success", "pass", "no-op") for r in run["results"])
     with duckdb.connect(str(database), read_only=True) as connection:
         (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
+        history = connection.execute(
+            "select table_name, estimated_size from duckdb_tables() where schema_name = 'history' order by table_name"
+        ).fetchall()
     assert cells == 40 * 5  # 4 ranked models and the clinician reference
+    # a fresh warehouse has its release history tables, empty
+    assert history == [("dimension_scores", 0), ("headline_metrics", 0), ("model_scores", 0), ("releases", 0)]

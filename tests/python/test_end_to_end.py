@@ -36,7 +36,8 @@ def _assert_matches(connection: duckdb.DuckDBPyConnection, expected: Metrics) ->
         assert _close(model_scores[model], score), model
 
     dimension_scores = {
-        (m, d): s for m, d, s in connection.sql("select model_id, dimension, score from marts.dimension_scores").fetchall()
+        (m, d): s
+        for m, d, s in connection.sql("select model_id, dimension, score from marts.dimension_scores").fetchall()
     }
     assert dimension_scores.keys() == expected.dimension_scores.keys()
     for key, score in expected.dimension_scores.items():
@@ -44,12 +45,14 @@ def _assert_matches(connection: duckdb.DuckDBPyConnection, expected: Metrics) ->
 
     routing = {
         m: (r, n)
-        for m, r, n in connection.sql("select model_id, n_recognized, n_not_routed from marts.recognized_not_routed").fetchall()
+        for m, r, n in connection.sql(
+            "select model_id, n_recognized, n_not_routed from marts.recognized_not_routed"
+        ).fetchall()
     }
     assert routing == expected.recognized_not_routed
 
     calibration = {
-        row[0]: dict(zip(("n", "agreement", "kappa", "precision", "recall", "f1"), row[1:]))
+        row[0]: dict(zip(("n", "agreement", "kappa", "precision", "recall", "f1"), row[1:], strict=False))
         for row in connection.sql(
             "select dimension, n, agreement, kappa, precision, recall, f1 from marts.judge_calibration where n > 0"
         ).fetchall()
@@ -75,8 +78,13 @@ def tricky_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     empty = set(responses.loc[responses["content"] == "", "response_id"])
     assert empty, "the fixture must hold an empty reply"
     labels = read_table(release, "judge_labels")
-    met = [True if rid in empty else m for rid, m in zip(labels["response_id"].to_pylist(), labels["met"].to_pylist())]
-    rewrite_table(release, "judge_labels", labels.set_column(labels.schema.get_field_index("met"), "met", pa.array(met)))
+    met = [
+        True if rid in empty else m
+        for rid, m in zip(labels["response_id"].to_pylist(), labels["met"].to_pylist(), strict=False)
+    ]
+    rewrite_table(
+        release, "judge_labels", labels.set_column(labels.schema.get_field_index("met"), "met", pa.array(met))
+    )
     return release
 
 
@@ -94,7 +102,8 @@ def test_synthetic_release_matches_the_independent_computation(tmp_path: Path) -
     with _build(release, tmp_path / "warehouse.duckdb") as connection:
         _assert_matches(connection, compute(release))
         release_ids = connection.sql(
-            "select distinct release_id from marts.headline_metrics union select distinct release_id from marts.cell_scores"
+            "select distinct release_id from marts.headline_metrics "
+            "union select distinct release_id from marts.cell_scores"
         ).fetchall()
         assert len(release_ids) == 1
         intervals = connection.execute(

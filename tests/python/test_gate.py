@@ -5,6 +5,9 @@ column, and the offending key."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,14 +18,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli, contract
-from distressbench.gate import run_gate, quote
+from distressbench.gate import quote, run_gate
 from release_factory import (
     CLINICIAN_ID,
-    make_release,
     MODEL_IDS,
     TASK_IDS,
     criterion_id,
     edit_manifest,
+    make_release,
     read_table,
     refresh_manifest,
     response_id,
@@ -179,7 +182,9 @@ def test_run_gate_returns_the_report_quietly(good_release: Path, capsys: pytest.
 
 def test_missing_file(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (good_release / "calibration_labels.parquet").unlink()
-    line = assert_fails(good_release, capsys, "files_present calibration_labels", '"calibration_labels.parquet" (required)')
+    line = assert_fails(
+        good_release, capsys, "files_present calibration_labels", '"calibration_labels.parquet" (required)'
+    )
     assert "1 table file is missing" in line
     _, out = run(good_release, capsys)
     assert "SKIP 8 value checks reading calibration_labels: calibration_labels did not pass" in out
@@ -189,7 +194,10 @@ def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     report = tmp_path / "gate.json"
     assert cli.main(["gate", str(tmp_path), "--report", str(report)]) == 1
     failed = fail_lines(capsys.readouterr().out)
-    assert set(failed) == {"manifest_json", "files_present tasks, turns, criteria, models, responses, judge_labels, calibration_labels"}
+    assert set(failed) == {
+        "manifest_json",
+        "files_present tasks, turns, criteria, models, responses, judge_labels, calibration_labels",
+    }
     skipped = json.loads(report.read_text(encoding="utf-8"))["skipped"]
     assert any("weight_range criteria.weight" in entry for entry in skipped)
 
@@ -218,7 +226,9 @@ def test_missing_manifest(good_release: Path, capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.parametrize(("version", "shown"), [(2, "2"), ("1", '"1"'), (None, "null")])
-def test_unknown_schema_version(good_release: Path, capsys: pytest.CaptureFixture[str], version: object, shown: str) -> None:
+def test_unknown_schema_version(
+    good_release: Path, capsys: pytest.CaptureFixture[str], version: object, shown: str
+) -> None:
     edit_manifest(good_release, schema_version=version)
     assert_fails(good_release, capsys, "manifest_schema_version manifest.schema_version", f"schema_version is {shown}")
 
@@ -258,7 +268,9 @@ def test_sha256_mismatch(good_release: Path, capsys: pytest.CaptureFixture[str])
     manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
     manifest["files"]["tasks.parquet"]["sha256"] = "0" * 64
     edit_manifest(good_release, files=manifest["files"])
-    assert_fails(good_release, capsys, "file_sha256 tasks", "tasks.parquet has sha256", "manifest.json says " + "0" * 64)
+    assert_fails(
+        good_release, capsys, "file_sha256 tasks", "tasks.parquet has sha256", "manifest.json says " + "0" * 64
+    )
 
 
 def test_row_count_mismatch(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -292,7 +304,9 @@ def test_corrupt_data_pages(good_release: Path, capsys: pytest.CaptureFixture[st
     code, out = run(good_release, capsys)
     failed = fail_lines(out)
     assert code == 1
-    assert "not_null judge_labels.met" in failed and "labels_complete judge_labels.(response_id, criterion_id)" in failed
+    assert (
+        "not_null judge_labels.met" in failed and "labels_complete judge_labels.(response_id, criterion_id)" in failed
+    )
     assert all(label.split(" ")[1].startswith("judge_labels.") for label in failed), out
     assert "could not be evaluated: reading judge_labels.parquet failed" in failed["not_null judge_labels.met"]
     assert "PASS weight_range criteria.weight" in out
@@ -367,8 +381,12 @@ def test_extra_column(good_release: Path, capsys: pytest.CaptureFixture[str]) ->
     assert_fails(good_release, capsys, "schema_columns tasks.note", "tasks.parquet has extra column note")
 
 
-@pytest.mark.parametrize(("arrow_type", "shown"), [(pa.float64(), "double"), (pa.string(), "string"), (pa.int64(), "int64")])
-def test_weight_of_another_type(good_release: Path, capsys: pytest.CaptureFixture[str], arrow_type: pa.DataType, shown: str) -> None:
+@pytest.mark.parametrize(
+    ("arrow_type", "shown"), [(pa.float64(), "double"), (pa.string(), "string"), (pa.int64(), "int64")]
+)
+def test_weight_of_another_type(
+    good_release: Path, capsys: pytest.CaptureFixture[str], arrow_type: pa.DataType, shown: str
+) -> None:
     criteria = read_table(good_release, "criteria")
     i = criteria.schema.get_field_index("weight")
     rewrite_table(good_release, "criteria", criteria.set_column(i, "weight", criteria["weight"].cast(arrow_type)))
@@ -382,7 +400,9 @@ def test_null_weight(good_release: Path, capsys: pytest.CaptureFixture[str]) -> 
     weights = pc.if_else(mask, pa.scalar(None, pa.int32()), criteria["weight"])
     rewrite_table(good_release, "criteria", criteria.set_column(3, "weight", weights))
     row = criteria["criterion_id"].to_pylist().index(target)
-    assert_fails(good_release, capsys, "not_null criteria.weight", "1 row with a null weight", f"{quote(target)} (row {row})")
+    assert_fails(
+        good_release, capsys, "not_null criteria.weight", "1 row with a null weight", f"{quote(target)} (row {row})"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -399,8 +419,13 @@ def test_weight_out_of_range(good_release: Path, capsys: pytest.CaptureFixture[s
 
 def test_task_with_five_criteria(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     drop_criterion(good_release, criterion_id(0, 5))  # task 1 has 6
-    assert_fails(good_release, capsys, "criteria_per_task criteria.task_id", "1 task with fewer than 6 or more than 20 criteria",
-                 f"{quote(T1)} (5)")
+    assert_fails(
+        good_release,
+        capsys,
+        "criteria_per_task criteria.task_id",
+        "1 task with fewer than 6 or more than 20 criteria",
+        f"{quote(T1)} (5)",
+    )
 
 
 def test_task_with_twenty_one_criteria(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -432,17 +457,45 @@ def _duplicate_row(where: Callable[[pd.DataFrame], pd.Series]) -> Callable[[pd.D
     ("table", "where", "label", "named"),
     [
         ("tasks", lambda d: d.task_id == T1, "unique tasks.task_id", quote(T1)),
-        ("turns", lambda d: (d.task_id == T4) & (d.turn_index == 1), "unique turns.(task_id, turn_index)", f"({quote(T4)}, 1)"),
-        ("criteria", lambda d: d.criterion_id == criterion_id(2, 0), "unique criteria.criterion_id", quote(criterion_id(2, 0))),
+        (
+            "turns",
+            lambda d: (d.task_id == T4) & (d.turn_index == 1),
+            "unique turns.(task_id, turn_index)",
+            f"({quote(T4)}, 1)",
+        ),
+        (
+            "criteria",
+            lambda d: d.criterion_id == criterion_id(2, 0),
+            "unique criteria.criterion_id",
+            quote(criterion_id(2, 0)),
+        ),
         ("models", lambda d: d.model_id == MODEL_IDS[1], "unique models.model_id", quote(MODEL_IDS[1])),
-        ("judge_labels", lambda d: (d.response_id == response_id(0, 0)) & (d.criterion_id == criterion_id(0, 0)) & (d.judge_id == "judge-a"),
-         "unique judge_labels.(response_id, criterion_id, judge_id, sample_index)",
-         f'({quote(response_id(0, 0))}, {quote(criterion_id(0, 0))}, "judge-a", 0) (2)'),
-        ("calibration_labels", lambda d: (d.response_id == response_id(2, 0)) & (d.annotator_id == "ann-3") & (d.criterion_id == criterion_id(0, 1)),
-         "unique calibration_labels.(response_id, criterion_id, annotator_id)",
-         f'({quote(response_id(2, 0))}, {quote(criterion_id(0, 1))}, "ann-3") (2)'),
-        ("redteam_transcripts", lambda d: (d.transcript_id == "RT-2;") & (d.turn_index == 2),
-         "unique redteam_transcripts.(transcript_id, turn_index)", '("RT-2;", 2)'),
+        (
+            "judge_labels",
+            lambda d: (
+                (d.response_id == response_id(0, 0))
+                & (d.criterion_id == criterion_id(0, 0))
+                & (d.judge_id == "judge-a")
+            ),
+            "unique judge_labels.(response_id, criterion_id, judge_id, sample_index)",
+            f'({quote(response_id(0, 0))}, {quote(criterion_id(0, 0))}, "judge-a", 0) (2)',
+        ),
+        (
+            "calibration_labels",
+            lambda d: (
+                (d.response_id == response_id(2, 0))
+                & (d.annotator_id == "ann-3")
+                & (d.criterion_id == criterion_id(0, 1))
+            ),
+            "unique calibration_labels.(response_id, criterion_id, annotator_id)",
+            f'({quote(response_id(2, 0))}, {quote(criterion_id(0, 1))}, "ann-3") (2)',
+        ),
+        (
+            "redteam_transcripts",
+            lambda d: (d.transcript_id == "RT-2;") & (d.turn_index == 2),
+            "unique redteam_transcripts.(transcript_id, turn_index)",
+            '("RT-2;", 2)',
+        ),
     ],
 )
 def test_duplicate_key(good_release: Path, capsys: pytest.CaptureFixture[str], table: str,
@@ -460,9 +513,17 @@ def test_duplicate_label_with_wide_sample_indexes(good_release: Path, capsys: py
     # sample_index 99 leaves the per-pair slot mask too narrow: the exact full-key aggregate runs
     reply, crit = response_id(2, 3), criterion_id(3, 2)
     pair = lambda d: (d.response_id == reply) & (d.criterion_id == crit) & (d.judge_id == "judge-a")  # noqa: E731
-    edit(good_release, "judge_labels", lambda d: pd.concat(
-        [set_cell(d, pair(d) & (d.sample_index == 0), "sample_index", 99), d[pair(d) & (d.sample_index == 0)].assign(sample_index=99)],
-        ignore_index=True))
+    edit(
+        good_release,
+        "judge_labels",
+        lambda d: pd.concat(
+            [
+                set_cell(d, pair(d) & (d.sample_index == 0), "sample_index", 99),
+                d[pair(d) & (d.sample_index == 0)].assign(sample_index=99),
+            ],
+            ignore_index=True,
+        ),
+    )
     assert_fails(good_release, capsys, "unique judge_labels.(response_id, criterion_id, judge_id, sample_index)",
                  f'({quote(reply)}, {quote(crit)}, "judge-a", 99) (2)')
 
@@ -483,8 +544,13 @@ def test_duplicate_reply(good_release: Path, capsys: pytest.CaptureFixture[str])
         [d, d[d.response_id == original].assign(response_id=extra)], ignore_index=True))
     edit(good_release, "judge_labels", lambda d: pd.concat(
         [d, d[d.response_id == original].assign(response_id=extra)], ignore_index=True))
-    assert_fails(good_release, capsys, "unique responses.(task_id, model_id)",
-                 "2 replies to a (task, model) pair that has more than one reply", f"({quote(T5)}, {quote(MODEL_IDS[2])}) (2)")
+    assert_fails(
+        good_release,
+        capsys,
+        "unique responses.(task_id, model_id)",
+        "2 replies to a (task, model) pair that has more than one reply",
+        f"({quote(T5)}, {quote(MODEL_IDS[2])}) (2)",
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -497,22 +563,66 @@ GHOST = "T-ghost'; --"
 @pytest.mark.parametrize(
     ("table", "row", "label", "named"),
     [
-        ("turns", {"task_id": GHOST, "turn_index": 0, "role": "user", "content": "hello"},
-         "foreign_key turns.task_id", f"({quote(GHOST)}, 0)"),
-        ("criteria", {"criterion_id": "C-ghost", "task_id": GHOST, "dimension": "routing", "weight": 2, "text": "Routes."},
-         "foreign_key criteria.task_id", f'"C-ghost" ({quote(GHOST)})'),
-        ("responses", {"response_id": "R-ghost", "task_id": GHOST, "model_id": MODEL_IDS[0], "content": "hi"},
-         "foreign_key responses.task_id", f'"R-ghost" ({quote(GHOST)})'),
-        ("responses", {"response_id": "R-nobody", "task_id": T1, "model_id": "nobody", "content": "hi"},
-         "foreign_key responses.model_id", '"R-nobody" ("nobody")'),
-        ("judge_labels", {"response_id": "R-ghost", "criterion_id": criterion_id(0, 0), "judge_id": "judge-a", "sample_index": 0, "met": True},
-         "foreign_key judge_labels.response_id", f'("R-ghost", {quote(criterion_id(0, 0))}) (1)'),
-        ("judge_labels", {"response_id": response_id(0, 0), "criterion_id": "C-ghost", "judge_id": "judge-a", "sample_index": 0, "met": True},
-         "foreign_key judge_labels.criterion_id", f'({quote(response_id(0, 0))}, "C-ghost") (1)'),
-        ("calibration_labels", {"response_id": "R-ghost", "criterion_id": criterion_id(0, 0), "annotator_id": "ann-1", "met": True},
-         "foreign_key calibration_labels.response_id", f'("R-ghost", {quote(criterion_id(0, 0))}, "ann-1")'),
-        ("calibration_labels", {"response_id": response_id(0, 0), "criterion_id": "C-ghost", "annotator_id": "ann-1", "met": True},
-         "foreign_key calibration_labels.criterion_id", f'({quote(response_id(0, 0))}, "C-ghost", "ann-1")'),
+        (
+            "turns",
+            {"task_id": GHOST, "turn_index": 0, "role": "user", "content": "hello"},
+            "foreign_key turns.task_id",
+            f"({quote(GHOST)}, 0)",
+        ),
+        (
+            "criteria",
+            {"criterion_id": "C-ghost", "task_id": GHOST, "dimension": "routing", "weight": 2, "text": "Routes."},
+            "foreign_key criteria.task_id",
+            f'"C-ghost" ({quote(GHOST)})',
+        ),
+        (
+            "responses",
+            {"response_id": "R-ghost", "task_id": GHOST, "model_id": MODEL_IDS[0], "content": "hi"},
+            "foreign_key responses.task_id",
+            f'"R-ghost" ({quote(GHOST)})',
+        ),
+        (
+            "responses",
+            {"response_id": "R-nobody", "task_id": T1, "model_id": "nobody", "content": "hi"},
+            "foreign_key responses.model_id",
+            '"R-nobody" ("nobody")',
+        ),
+        (
+            "judge_labels",
+            {
+                "response_id": "R-ghost",
+                "criterion_id": criterion_id(0, 0),
+                "judge_id": "judge-a",
+                "sample_index": 0,
+                "met": True,
+            },
+            "foreign_key judge_labels.response_id",
+            f'("R-ghost", {quote(criterion_id(0, 0))}) (1)',
+        ),
+        (
+            "judge_labels",
+            {
+                "response_id": response_id(0, 0),
+                "criterion_id": "C-ghost",
+                "judge_id": "judge-a",
+                "sample_index": 0,
+                "met": True,
+            },
+            "foreign_key judge_labels.criterion_id",
+            f'({quote(response_id(0, 0))}, "C-ghost") (1)',
+        ),
+        (
+            "calibration_labels",
+            {"response_id": "R-ghost", "criterion_id": criterion_id(0, 0), "annotator_id": "ann-1", "met": True},
+            "foreign_key calibration_labels.response_id",
+            f'("R-ghost", {quote(criterion_id(0, 0))}, "ann-1")',
+        ),
+        (
+            "calibration_labels",
+            {"response_id": response_id(0, 0), "criterion_id": "C-ghost", "annotator_id": "ann-1", "met": True},
+            "foreign_key calibration_labels.criterion_id",
+            f'({quote(response_id(0, 0))}, "C-ghost", "ann-1")',
+        ),
     ],
 )
 def test_dangling_reference(good_release: Path, capsys: pytest.CaptureFixture[str], table: str, row: dict[str, object],
@@ -531,9 +641,18 @@ def test_task_without_turns(good_release: Path, capsys: pytest.CaptureFixture[st
 @pytest.mark.parametrize("table", ["judge_labels", "calibration_labels"])
 def test_label_on_criterion_of_another_task(good_release: Path, capsys: pytest.CaptureFixture[str], table: str) -> None:
     reply, own, foreign = response_id(0, 0), criterion_id(0, 1), criterion_id(1, 1)
-    edit(good_release, table, lambda d: set_cell(
-        d, (d.response_id == reply) & (d.criterion_id == own) & (d.index == d[(d.response_id == reply) & (d.criterion_id == own)].index[0]),
-        "criterion_id", foreign))
+    edit(
+        good_release,
+        table,
+        lambda d: set_cell(
+            d,
+            (d.response_id == reply)
+            & (d.criterion_id == own)
+            & (d.index == d[(d.response_id == reply) & (d.criterion_id == own)].index[0]),
+            "criterion_id",
+            foreign,
+        ),
+    )
     line = assert_fails(good_release, capsys, f"same_task {table}.criterion_id", "on a criterion of another task",
                         quote(reply), quote(foreign), quote(T2), quote(T1))
     assert line.count(quote(foreign)) == 1
@@ -575,9 +694,13 @@ def test_null_met(good_release: Path, capsys: pytest.CaptureFixture[str], table:
     data = read_table(good_release, table)
     i = data.schema.get_field_index("met")
     mask = pa.array([j == 5 for j in range(data.num_rows)])
-    rewrite_table(good_release, table, data.set_column(i, "met", pc.if_else(mask, pa.scalar(None, pa.bool_()), data["met"])))
+    rewrite_table(
+        good_release, table, data.set_column(i, "met", pc.if_else(mask, pa.scalar(None, pa.bool_()), data["met"]))
+    )
     row = data.slice(5, 1).to_pylist()[0]
-    assert_fails(good_release, capsys, f"not_null {table}.met", "1 row with a null met", "(row 5)", quote(row["response_id"]))
+    assert_fails(
+        good_release, capsys, f"not_null {table}.met", "1 row with a null met", "(row 5)", quote(row["response_id"])
+    )
 
 
 def test_no_clinician_reference(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -587,19 +710,47 @@ def test_no_clinician_reference(good_release: Path, capsys: pytest.CaptureFixtur
 
 def test_two_clinician_references(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "models", lambda d: set_cell(d, d.model_id == MODEL_IDS[2], "kind", "clinician_reference"))
-    assert_fails(good_release, capsys, "one_clinician_reference models.kind", "2 models have kind 'clinician_reference'",
-                 quote(MODEL_IDS[2]), quote(CLINICIAN_ID))
+    assert_fails(
+        good_release,
+        capsys,
+        "one_clinician_reference models.kind",
+        "2 models have kind 'clinician_reference'",
+        quote(MODEL_IDS[2]),
+        quote(CLINICIAN_ID),
+    )
 
 
 @pytest.mark.parametrize(
     ("table", "key", "target", "column", "value", "label", "problem"),
     [
-        ("criteria", "criterion_id", criterion_id(3, 1), "dimension", "empathy", "known_dimension criteria.dimension",
-         "with a dimension that is not one of the 7"),
-        ("tasks", "task_id", T4, "subcategory", "sadness", "known_subcategory tasks.subcategory",
-         "with a subcategory that is not one of the 23"),
+        (
+            "criteria",
+            "criterion_id",
+            criterion_id(3, 1),
+            "dimension",
+            "empathy",
+            "known_dimension criteria.dimension",
+            "with a dimension that is not one of the 7",
+        ),
+        (
+            "tasks",
+            "task_id",
+            T4,
+            "subcategory",
+            "sadness",
+            "known_subcategory tasks.subcategory",
+            "with a subcategory that is not one of the 23",
+        ),
         ("models", "model_id", MODEL_IDS[0], "kind", "human", "known_kind models.kind", "with a kind other than"),
-        ("tasks", "task_id", T2, "reference_response", "", "non_empty tasks.reference_response", "with an empty reference_response"),
+        (
+            "tasks",
+            "task_id",
+            T2,
+            "reference_response",
+            "",
+            "non_empty tasks.reference_response",
+            "with an empty reference_response",
+        ),
         ("criteria", "criterion_id", criterion_id(5, 6), "text", "", "non_empty criteria.text", "with an empty text"),
     ],
 )
@@ -636,8 +787,13 @@ def test_negative_sample_index(good_release: Path, capsys: pytest.CaptureFixture
 
 def test_turns_with_a_gap(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "turns", lambda d: set_cell(d, (d.task_id == T2) & (d.turn_index == 2), "turn_index", 3))
-    assert_fails(good_release, capsys, "turns_contiguous turns.turn_index", "whose turn_index values are not 0, 1, ..., n-1",
-                 f"{quote(T2)} ([0,1,3])")
+    assert_fails(
+        good_release,
+        capsys,
+        "turns_contiguous turns.turn_index",
+        "whose turn_index values are not 0, 1, ..., n-1",
+        f"{quote(T2)} ([0,1,3])",
+    )
 
 
 def test_turns_not_starting_at_zero(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -652,12 +808,18 @@ def test_turns_ending_on_assistant(good_release: Path, capsys: pytest.CaptureFix
                  f'{quote(T4)} ("assistant")')
 
 
-def test_turns_starting_with_assistant_and_not_alternating(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_turns_starting_with_assistant_and_not_alternating(
+    good_release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     edit(good_release, "turns", lambda d: set_cell(d, (d.task_id == T6) & (d.turn_index == 0), "role", "assistant"))
     code, out = run(good_release, capsys)
     failed = fail_lines(out)
     assert code == 1
-    assert set(failed) == {"turns_start_with_user turns.role", "turns_alternate turns.role", "user_turn_count tasks.n_user_turns"}
+    assert set(failed) == {
+        "turns_start_with_user turns.role",
+        "turns_alternate turns.role",
+        "user_turn_count tasks.n_user_turns",
+    }
     assert f'{quote(T6)} (["assistant","assistant","user"])' in failed["turns_alternate turns.role"]
     assert f"{quote(T6)} (2, 1)" in failed["user_turn_count tasks.n_user_turns"]
 
@@ -675,7 +837,11 @@ def test_zero_user_turns(good_release: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_unknown_role(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    edit(good_release, "redteam_transcripts", lambda d: set_cell(d, (d.transcript_id == "RT-1'") & (d.turn_index == 3), "role", "system"))
+    edit(
+        good_release,
+        "redteam_transcripts",
+        lambda d: set_cell(d, (d.transcript_id == "RT-1'") & (d.turn_index == 3), "role", "system"),
+    )
     assert_fails(good_release, capsys, "known_role redteam_transcripts.role", '("RT-1\'", 3) ("system")')
 
 
@@ -698,3 +864,123 @@ def test_many_offenders_are_counted_and_capped(good_release: Path, capsys: pytes
     n = read_table(good_release, "judge_labels").num_rows
     assert line.split(": ")[1].startswith(f"{n} judge labels with a negative sample_index")
     assert line.endswith(f"and {n - 20} more")
+
+
+# --------------------------------------------------------------------------------------
+# hardening: inputs that crashed, hung or slipped through
+
+
+def _raw_manifest(release: Path) -> str:
+    return (release / "manifest.json").read_text(encoding="utf-8")
+
+
+def run_within(seconds: int, release: Path) -> tuple[int, str]:
+    """The gate in a child process, failing the test instead of hanging when it blocks."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "distressbench.cli", "gate", str(release)],
+                              capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError(f"the gate did not finish within {seconds} s") from error
+    return done.returncode, done.stdout
+
+
+@pytest.mark.parametrize("name", ["judge_labels.parquet", "redteam_transcripts.parquet"])
+def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_release: Path, name: str) -> None:
+    (good_release / name).unlink()
+    os.mkfifo(good_release / name)
+    code, out = run_within(60, good_release)  # the old gate blocked here, opening the FIFO
+    assert code == 1
+    assert f'"{name}" (a FIFO)' in fail_lines(out)["regular_files"]
+
+
+def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> None:
+    (good_release / "manifest.json").unlink()
+    os.mkfifo(good_release / "manifest.json")
+    code, out = run_within(60, good_release)
+    assert code == 1
+    assert "manifest.json is a FIFO, not a regular file" in fail_lines(out)["manifest_json"]
+
+
+def test_a_folder_named_like_a_release_file_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (good_release / "turns.parquet").unlink()
+    (good_release / "turns.parquet").mkdir()
+    code, out = run(good_release, capsys)
+    assert code == 1
+    assert '"turns.parquet" (a folder)' in fail_lines(out)["regular_files"]
+
+
+def test_a_deeply_nested_manifest_is_refused_by_name(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _raw_manifest(good_release)
+    (good_release / "manifest.json").write_text(text[:-2] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    line = assert_fails(good_release, capsys, "manifest_json", "nested 100001 deep", "at most 8")
+    assert "Traceback" not in line
+
+
+def test_a_manifest_with_a_repeated_key_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _raw_manifest(good_release)
+    (good_release / "manifest.json").write_text(text.replace('"release":', '"release": "other", "release":', 1))
+    assert_fails(good_release, capsys, "manifest_json", 'key "release" appears more than once')
+
+
+def test_a_huge_manifest_is_refused_before_parsing(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_manifest(good_release, padding="x" * (contract.MANIFEST_MAX_BYTES + 1))
+    assert_fails(good_release, capsys, "manifest_json", f"larger than {contract.MANIFEST_MAX_BYTES} bytes")
+
+
+def test_a_manifest_with_nan_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _raw_manifest(good_release)
+    (good_release / "manifest.json").write_text(text.replace('"schema_version": 1', '"schema_version": NaN', 1))
+    assert_fails(good_release, capsys, "manifest_json", "NaN is not a JSON number")
+
+
+@pytest.mark.parametrize(
+    "created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"]
+)
+def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, capsys: pytest.CaptureFixture[str],
+                                                  created_at: object) -> None:
+    path = good_release / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if created_at == "MISSING":
+        del manifest["created_at"]
+    else:
+        manifest["created_at"] = created_at
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert_fails(good_release, capsys, "manifest_created_at manifest.created_at", "ISO 8601",
+                 "missing" if created_at == "MISSING" else json.dumps(created_at))
+
+
+@pytest.mark.parametrize("created_at", ["2026-11-01T00:00:00Z", "2026-11-01T00:00:00+02:00", "2026-11-01 08:30:00.123"])
+def test_iso_8601_timestamps_pass(good_release: Path, capsys: pytest.CaptureFixture[str], created_at: str) -> None:
+    edit_manifest(good_release, created_at=created_at)
+    code, out = run(good_release, capsys)
+    assert code == 0, out
+
+
+def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    edit_manifest(good_release, release="r" * 101)
+    assert_fails(good_release, capsys, "manifest_release_id manifest.release", "101 characters long", "at most 100")
+    edit_manifest(good_release, release="r" * 100)
+    assert run(good_release, capsys)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("derived_from", "named"),
+    [
+        ("base-1", '"base-1", not an object'),
+        ({"release": "../x", "manifest_sha256": "0" * 64}, 'release is "../x"'),
+        ({"release": "base-1", "manifest_sha256": "ABC"}, 'manifest_sha256 is "ABC"'),
+        ({"release": "base-1"}, "manifest_sha256 is null"),
+        ({"release": "base-1", "manifest_sha256": "0" * 64, "extra": 1}, 'unknown key "extra"'),
+    ],
+)
+def test_derived_from_must_have_its_shape(good_release: Path, capsys: pytest.CaptureFixture[str],
+                                          derived_from: object, named: str) -> None:
+    edit_manifest(good_release, derived_from=derived_from)
+    assert_fails(good_release, capsys, "manifest_derived_from manifest.derived_from", named)
+
+
+def test_a_well_formed_derived_from_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_manifest(good_release, derived_from={"release": "base-1", "manifest_sha256": "a" * 64})
+    code, out = run(good_release, capsys)
+    assert code == 0, out

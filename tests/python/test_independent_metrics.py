@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from independent_metrics import compute
+from independent_metrics import compute, judge_agreement
 
 
 def _write(release: Path, **tables: pd.DataFrame) -> None:
@@ -45,8 +45,8 @@ def test_compute_on_a_hand_computed_fixture(tmp_path: Path) -> None:
         **{("R2", c): [1, 1, 1] for c in ("C5", "C6", "C7")},
     }
     labels = pd.DataFrame(
-        [(r, c, i, bool(m)) for (r, c), ms in samples.items() for i, m in enumerate(ms)],
-        columns=["response_id", "criterion_id", "sample_index", "met"],
+        [(r, c, "j", i, bool(m)) for (r, c), ms in samples.items() for i, m in enumerate(ms)],
+        columns=["response_id", "criterion_id", "judge_id", "sample_index", "met"],
     )
     # judge verdicts A1/C1 met, B1/C1 tie (unmet), A1/C2 unmet: gold says met, met, met
     calibration = pd.DataFrame(
@@ -78,3 +78,13 @@ def test_compute_on_a_hand_computed_fixture(tmp_path: Path) -> None:
     assert overall["recall"] == pytest.approx(1 / 3)
     # judge says met 1/3 of the time, clinicians always: chance agreement 1/3, so kappa 0
     assert overall["kappa"] == pytest.approx(0.0)
+    assert metrics.headline["judge_kappa"] == pytest.approx(0.0)
+    # alpha: 21 units, 20 of 3 labels and B1/C1 of 2; N = 62, N1 = 42, N0 = 20; m(n-m)/(n-1) is 1 for
+    # the five 3-label units with 1 or 2 met and for B1/C1, so alpha = 1 - 61 * 6 / (20 * 42) = 79/140
+    assert metrics.headline["judge_alpha"] == pytest.approx(79 / 140)
+    # 15 units unanimous, 1 tie (B1/C1); observed agreement (15 * 1 + 5 * 1/3 + 0) / 21 = 50/63
+    pooled = judge_agreement(release)[(None, "all")]
+    assert (pooled["n_pairs"], pooled["n_labels"]) == (21, 62)
+    assert pooled["unanimous_share"] == pytest.approx(15 / 21) and pooled["tie_share"] == pytest.approx(1 / 21)
+    assert pooled["observed_agreement"] == pytest.approx(50 / 63)
+    assert judge_agreement(release)[("j", "all")] == pooled

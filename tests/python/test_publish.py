@@ -68,7 +68,9 @@ def _release_ids(warehouse: Path) -> list[str]:
 
 def _meta(warehouse: Path) -> list[tuple[str, str]]:
     with duckdb.connect(str(warehouse), read_only=True) as connection:
-        return connection.sql("select release_id, manifest_sha256 from meta.published_releases order by rowid").fetchall()
+        return connection.sql(
+            "select release_id, manifest_sha256 from meta.published_releases order by rowid"
+        ).fetchall()
 
 
 def _log(warehouse: Path) -> list[tuple[str, str]]:
@@ -113,11 +115,19 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     changed = make_release(releases / "a-changed", release_id="fixture-a")
     responses = read_table(changed, "responses")
     content = ["Changed reply. " + text if text else text for text in responses["content"].to_pylist()]
-    rewrite_table(changed, "responses", responses.set_column(responses.schema.get_field_index("content"), "content", pa.array(content, pa.string())))
+    rewrite_table(
+        changed,
+        "responses",
+        responses.set_column(responses.schema.get_field_index("content"), "content", pa.array(content, pa.string())),
+    )
     bad = make_release(releases / "bad-weight", release_id="fixture-bad")
     criteria = read_table(bad, "criteria")
     weights = [0] + criteria["weight"].to_pylist()[1:]
-    rewrite_table(bad, "criteria", criteria.set_column(criteria.schema.get_field_index("weight"), "weight", pa.array(weights, pa.int32())))
+    rewrite_table(
+        bad,
+        "criteria",
+        criteria.set_column(criteria.schema.get_field_index("weight"), "weight", pa.array(weights, pa.int32())),
+    )
 
     warehouse = root / "warehouse" / "distressbench.duckdb"
     warehouse.parent.mkdir()
@@ -150,7 +160,12 @@ def test_identical_release_is_a_noop_even_waiting_for_the_lock_and_with_a_writer
     warehouse, layout = shared.warehouse, shared.layout
     before, files_before = _snapshot(warehouse), sorted(layout.builds_dir.iterdir())
     writer = subprocess.Popen(  # an analyst who forgot read_only: the build cannot even read the file
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(300)", str(warehouse)],
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(300)",
+            str(warehouse),
+        ],
         stdout=subprocess.PIPE,
     )
     result: list[tuple[int, str, str]] = []
@@ -181,7 +196,7 @@ def test_identical_release_is_a_noop_even_waiting_for_the_lock_and_with_a_writer
 
 
 def test_a_release_failing_the_gate_changes_nothing(shared: Shared, capsys: pytest.CaptureFixture[str]) -> None:
-    warehouse, layout = shared.warehouse, shared.layout
+    warehouse = shared.warehouse
     before = _snapshot(warehouse)
     code, out, err = _build(capsys, shared.release("bad-weight"), warehouse)
     assert code == 1
@@ -203,7 +218,9 @@ def test_a_failing_dbt_test_fails_the_build_at_the_dbt_stage(
     for name in ("dbt_project.yml", "profiles.yml"):
         shutil.copy(paths.PROJECT_ROOT / name, project / name)
     for name in ("models", "seeds", "macros", "tests"):
-        shutil.copytree(paths.PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("python", "__pycache__"))
+        shutil.copytree(
+            paths.PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("python", "__pycache__")
+        )
     (project / "tests" / "always_fails.sql").write_text("select * from {{ ref('stg_release__models') }}\n")
     monkeypatch.setattr(paths, "PROJECT_ROOT", project)
     warehouse = shared.warehouse
@@ -258,7 +275,7 @@ def test_an_open_reader_keeps_its_release_while_new_sessions_see_the_next(
     shared: Shared, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Also the rebuild after the killed build above: a full build succeeds."""
-    warehouse, layout = shared.warehouse, shared.layout
+    warehouse = shared.warehouse
     old_target = warehouse.resolve()
     reader = duckdb.connect(str(warehouse), read_only=True)
     assert reader.sql("select distinct release_id from marts.model_scores").fetchall() == [("fixture-a",)]
@@ -290,7 +307,9 @@ def test_a_release_id_published_with_other_content_needs_force(
     assert _release_ids(warehouse) == ["fixture-a"]
     assert _meta(warehouse)[-1] == ("fixture-a", manifest_sha256(changed))
     with duckdb.connect(str(warehouse), read_only=True) as connection:
-        (n_changed,) = connection.execute("select count(*) from staging.stg_release__responses where response_text like 'Changed reply.%'").fetchone()
+        (n_changed,) = connection.execute(
+            "select count(*) from staging.stg_release__responses where response_text like 'Changed reply.%'"
+        ).fetchone()
     assert n_changed == len(read_table(changed, "responses")) - 1  # all but the empty reply
 
 
@@ -380,3 +399,158 @@ def test_a_release_path_dbt_would_misread_is_refused_before_any_stage(
     err = capsys.readouterr().err
     assert "contains" in err and "link it from a plain path" in err
     assert not warehouse.exists() and not list(tmp_path.glob("*.builds"))
+
+
+# --------------------------------------------------------------------------------------
+# a safe --warehouse: refused before any work, and builds keyed by the full file name
+
+
+def _refused(capsys: pytest.CaptureFixture[str], warehouse: Path, release: Path) -> str:
+    code, out, err = _build(capsys, release, warehouse)
+    assert code == 2, (out, err)
+    assert "[gate]" not in out and "[prepare]" not in out  # refused before any stage
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_a_text_file_as_warehouse_is_refused_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    release = make_release(tmp_path / "release")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n", encoding="utf-8")
+    err = _refused(capsys, notes, release)
+    assert "exists and is not a DuckDB database file" in err
+    assert notes.read_text(encoding="utf-8") == "my notes\n" and not notes.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "release"]
+
+
+def test_a_release_file_as_warehouse_is_refused_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    release = make_release(tmp_path / "release")
+    tasks = release / "tasks.parquet"
+    before = _sha256(tasks)
+    err = _refused(capsys, tasks, release)
+    assert f"inside the release folder {release}" in err
+    assert _sha256(tasks) == before and not tasks.is_symlink()
+
+
+def test_a_new_path_inside_a_release_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    release = make_release(tmp_path / "release")
+    err = _refused(capsys, release / "sub" / "w.duckdb", make_release(tmp_path / "other"))
+    assert f"inside the release folder {release}" in err
+    assert not (release / "sub").exists()
+
+
+def test_a_folder_as_warehouse_is_refused_before_the_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    release = make_release(tmp_path / "release")
+    folder = tmp_path / "w.duckdb"
+    folder.mkdir()
+    err = _refused(capsys, folder, release)
+    assert "is a folder" in err
+    assert not list(tmp_path.glob("*.builds"))
+
+
+def test_a_symlink_to_a_foreign_file_as_warehouse_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = make_release(tmp_path / "release")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n", encoding="utf-8")
+    link = tmp_path / "w.duckdb"
+    link.symlink_to(notes)
+    err = _refused(capsys, link, release)
+    assert "is a symlink to" in err and "not a DuckDB database file" in err
+    assert os.readlink(link) == str(notes)
+
+
+def test_warehouses_sharing_a_stem_have_their_own_builds() -> None:
+    layouts = [WarehouseLayout(Path("/data") / name) for name in ("w.duckdb", "w.db", "w")]
+    for attribute in ("builds_dir", "log", "lock"):
+        paths_of = [getattr(layout, attribute) for layout in layouts]
+        assert len(set(paths_of)) == len(paths_of), attribute
+        assert all(
+            path.name.startswith(layout.published.name + ".") for path, layout in zip(paths_of, layouts, strict=True)
+        )
+
+
+def test_a_failure_after_the_switch_says_the_warehouse_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when writing the publication log fails after the symlink swap: the message says
+    what the published path is at the moment it is printed."""
+    from distressbench import build as build_module
+
+    release = make_release(tmp_path / "release")
+    warehouse = tmp_path / "w.duckdb"
+    layout = WarehouseLayout(warehouse)
+
+    def switch_then_fail(release_dir: Path, target: Path, *, force: bool = False) -> tuple[Path, bool]:
+        layout.builds_dir.mkdir()
+        database = layout.builds_dir / "fixture-1-new.duckdb"
+        duckdb.connect(str(database)).close()
+        build_module.publish(layout, database, layout.builds_dir)
+        raise build_module.StageFailed("publish", "cannot write the publication log")
+
+    monkeypatch.setattr(build_module, "build_release", switch_then_fail)
+    code, out, err = _build(capsys, release, warehouse)
+    assert code == 1
+    assert "is unchanged" not in err
+    assert f"the published warehouse {warehouse} changed: it now points at fixture-1-new.duckdb" in err
+    assert warehouse.resolve() == layout.builds_dir / "fixture-1-new.duckdb"
+
+
+def test_a_failure_before_the_switch_says_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from distressbench import build as build_module
+
+    def fail(release_dir: Path, target: Path, *, force: bool = False) -> tuple[Path, bool]:
+        raise build_module.StageFailed("gate", "refused")
+
+    monkeypatch.setattr(build_module, "build_release", fail)
+    code, _, err = _build(capsys, make_release(tmp_path / "release"), tmp_path / "w.duckdb")
+    assert code == 1 and f"the published warehouse {tmp_path / 'w.duckdb'} is unchanged" in err
+
+
+def test_a_second_warehouse_sharing_the_stem_leaves_the_first_alone(
+    shared: Shared, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """w.duckdb and w.db in one folder shared w.builds/, and building one deleted the
+    other's published file. Runs last: it adds entries beside the shared warehouse."""
+    warehouse = shared.warehouse
+    before = _snapshot(warehouse)
+    other = warehouse.with_suffix(".db")
+    code, _, err = _build(capsys, shared.release("b"), other)
+    assert code == 0, err
+    assert _snapshot(warehouse) == before and _release_ids(warehouse) != ["fixture-b"]
+    assert _release_ids(other) == ["fixture-b"]
+    assert other.resolve().parent == WarehouseLayout(other).builds_dir != shared.layout.builds_dir
+    code, _, err = _build(capsys, shared.release("b"), warehouse)
+    assert code == 0, err
+    assert _release_ids(warehouse) == _release_ids(other) == ["fixture-b"]
+    assert other.resolve().exists()
+
+
+def test_a_fifo_in_the_release_fails_the_build_at_the_gate_and_frees_the_lock(tmp_path: Path) -> None:
+    """A FIFO named like a release file hung the gate, and the hung build held the lock."""
+    release = make_release(tmp_path / "release")
+    (release / "turns.parquet").unlink()
+    os.mkfifo(release / "turns.parquet")
+    warehouse = tmp_path / "w.duckdb"
+    command = [*CLI, "build", str(release), "--warehouse", str(warehouse)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError("the build hung on the FIFO") from error
+    assert done.returncode == 1, done.stderr
+    assert "build failed at stage 'gate'" in done.stderr and '"turns.parquet" (a FIFO)' in done.stderr
+    assert f"the published warehouse {warehouse} is unchanged" in done.stderr
+    with WarehouseLayout(warehouse).lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: raises BlockingIOError if still held
+
+
+def test_a_path_inside_a_builds_folder_is_refused(shared: Shared, capsys: pytest.CaptureFixture[str]) -> None:
+    """A build file of the shared warehouse given as --warehouse would be cleared by the
+    next build of the shared warehouse."""
+    before = _snapshot(shared.warehouse)
+    err = _refused(capsys, shared.warehouse.resolve(), shared.release("b"))
+    assert "the builds folder of a warehouse" in err
+    assert _snapshot(shared.warehouse) == before

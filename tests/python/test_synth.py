@@ -160,7 +160,7 @@ def test_tasks_turns_and_criteria(small_release: Path) -> None:
     assert criteria.weight.between(contract.MIN_WEIGHT, contract.MAX_WEIGHT).all()
     assert set(criteria.dimension) <= set(contract.dimensions())
     assert (criteria.text.str.len() > 0).all()
-    assert all(c.startswith(t + "-C") for c, t in zip(criteria.criterion_id, criteria.task_id))
+    assert all(c.startswith(t + "-C") for c, t in zip(criteria.criterion_id, criteria.task_id, strict=False))
 
 
 def test_models_responses_and_labels(small_release: Path) -> None:

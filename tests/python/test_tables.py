@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import html
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,7 +58,7 @@ def _md_table(path: Path) -> tuple[list[str], list[list[str]]]:
 
     def split(line: str) -> list[str]:
         cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-        return [c.strip().replace("\\|", "|").replace("\\\\", "\\") for c in cells]
+        return [html.unescape(c.strip().replace("\\|", "|").replace("\\\\", "\\")) for c in cells]
 
     return split(lines[0]), [split(line) for line in lines[2:]]
 
@@ -66,7 +68,9 @@ def _latex_rows(path: Path) -> list[list[str]]:
     body = path.read_text(encoding="utf-8").split(r"\bottomrule")[0]
     lines = body.split("\n")
     start = min(i for i, line in enumerate(lines) if line.endswith(r"\\") and "\\midrule" in lines[i + 1])
-    return [re.split(r"(?<!\\)&", line.removesuffix(r"\\").strip()) for line in lines[start + 1 :] if line.endswith(r"\\")]
+    return [
+        re.split(r"(?<!\\)&", line.removesuffix(r"\\").strip()) for line in lines[start + 1 :] if line.endswith(r"\\")
+    ]
 
 
 def _percent(cell: str) -> float:
@@ -87,7 +91,15 @@ def _shown(cell: str, fraction: float) -> bool:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0.8885, "88.9"), (0.88849, "88.8"), (1.0, "100.0"), (0.0, "0.0"), (-0.00004, "0.0"), (-0.029, "−2.9"), (None, "—")],
+    [
+        (0.8885, "88.9"),
+        (0.88849, "88.8"),
+        (1.0, "100.0"),
+        (0.0, "0.0"),
+        (-0.00004, "0.0"),
+        (-0.029, "−2.9"),
+        (None, "—"),
+    ],
 )
 def test_pct_rounds_half_up_from_the_shortest_decimal(value: float | None, expected: str) -> None:
     assert pct(value) == expected
@@ -130,7 +142,9 @@ def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:
 def test_csv_t1_equals_corpus_stats(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
     rows = _csv(exported, "t1_corpus_stats")
     got = {(r["section"], r["item"], r["statistic"]): _num(r["value"]) for r in rows}
-    expected = {(s, i, t): v for s, i, t, v in _rows(marts, "select section, item, statistic, value from marts.corpus_stats")}
+    expected = {
+        (s, i, t): v for s, i, t, v in _rows(marts, "select section, item, statistic, value from marts.corpus_stats")
+    }
     assert len(rows) == len(expected)
     assert got == expected
 
@@ -164,7 +178,9 @@ def test_csv_t3_equals_dimension_marts(exported: dict[str, Path], marts: duckdb.
         assert _num(by_model[model][dimension]) == score
     best = next(r for r in rows if r["row_group"] == "best")
     median = next(r for r in rows if r["row_group"] == "median")
-    for dimension, best_score, median_score in _rows(marts, "select dimension, best_score, median_score from marts.dimension_summary"):
+    for dimension, best_score, median_score in _rows(
+        marts, "select dimension, best_score, median_score from marts.dimension_summary"
+    ):
         assert _num(best[dimension]) == best_score
         assert _num(median[dimension]) == median_score
 
@@ -225,7 +241,9 @@ def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.
 # --------------------------------------------------------------------------- Markdown and LaTeX
 
 
-def test_markdown_t2_one_row_per_model_plus_reference(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+def test_markdown_t2_one_row_per_model_plus_reference(
+    exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
+) -> None:
     header, body = _md_table(exported["md"] / "t2_leaderboard.md")
     assert header == ["Rank", "Model", "Score (%) [95% CI]", "Tie group", "Rank [95% CI]", "P(rank 1) (%)"]
     expected = _rows(
@@ -234,7 +252,7 @@ def test_markdown_t2_one_row_per_model_plus_reference(exported: dict[str, Path],
         "order by kind = 'clinician_reference', score desc, model_id",
     )
     assert len(body) == len(expected) == len(DISPLAY_NAMES)
-    for cells, (name, rank, score, low, high, kind) in zip(body, expected):
+    for cells, (name, rank, score, low, high, kind) in zip(body, expected, strict=False):
         assert len(cells) == len(header)
         assert cells[1] == name  # escaped pipes read back
         assert cells[0] == ("—" if kind == "clinician_reference" else str(rank))
@@ -244,10 +262,18 @@ def test_markdown_t2_one_row_per_model_plus_reference(exported: dict[str, Path],
     assert body[-1][1] == "Clinician reference" and body[-1][3] == "—"
 
 
-def test_markdown_t3_seven_dimensions_and_summary_rows(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+def test_markdown_t3_seven_dimensions_and_summary_rows(
+    exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
+) -> None:
     header, body = _md_table(exported["md"] / "t3_dimension_scores.md")
-    seeds = _rows(marts, "select label, kind from reference.dimensions order by display_order")
-    assert header == ["Model"] + [f"{label} ({kind})" for label, kind in seeds]
+    seeds = _rows(
+        marts,
+        "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
+        "inner join marts.judge_calibration as c on c.dimension = d.dimension_id order by d.display_order",
+    )
+    marks = ["" if meets else f" {tables.FLOOR_MARK}" for _, _, meets in seeds]
+    shown = [f"{label}{mark} ({kind})" for (label, kind, _), mark in zip(seeds, marks, strict=True)]
+    assert header == ["Model", *shown]
     labels = [cells[0] for cells in body]
     n_models = len(DISPLAY_NAMES) - 1
     assert labels[n_models:] == ["Best", "Median", "Clinician reference"]
@@ -294,7 +320,7 @@ def test_latex_tables_have_the_expected_rows_and_columns(exported: dict[str, Pat
     for stem, (n_rows, n_columns) in expected.items():
         text = (exported["latex"] / f"{stem}.tex").read_text(encoding="utf-8")
         assert text.count(r"\toprule") == text.count(r"\bottomrule") == 1
-        assert re.search(r"\\begin\{tabular\}\{[lr]{%d}\}" % n_columns, text), stem
+        assert re.search(r"\\begin\{tabular\}\{[lr]{" + str(n_columns) + r"}\}", text), stem
         rows = _latex_rows(exported["latex"] / f"{stem}.tex")
         assert len(rows) == n_rows, stem
         assert all(len(r) == n_columns for r in rows), stem
@@ -309,4 +335,65 @@ def test_latex_and_markdown_escape_display_names(exported: dict[str, Path]) -> N
     t3 = (exported["latex"] / "t3_dimension_scores.tex").read_text(encoding="utf-8")
     assert r"\multicolumn{6}{c}{Act} & \multicolumn{1}{c}{Withhold}" in t3
     markdown = (exported["md"] / "t2_leaderboard.md").read_text(encoding="utf-8")
-    assert r"Model A \| pipe & co_1 50%" in markdown
+    assert r"Model A \| pipe &amp; co_1 50%" in markdown
+    assert "&lt;b&gt;Model B&lt;/b&gt;" in markdown and "<b>" not in markdown
+
+
+# --------------------------------------------------------------------------- escaping release text
+
+
+HOSTILE = (
+    "<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)",
+    "\\ & % $ # _ { } ~ ^",
+)
+
+
+def _hostile_table() -> Table:
+    """A leaderboard whose display names are hostile text and whose numbers are negative."""
+    spec = tables.T2
+    fields = ("release_id", "row_group", "model_id", "label", "provider", "kind", "n_tasks", "rank", "tie_group",
+              "score", "ci_low", "ci_high", "median_rank", "rank_ci_low", "rank_ci_high", "p_rank_1")
+    rows = tuple(
+        ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, 1, -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 0.25)
+        for i, name in enumerate(HOSTILE)
+    )
+    return Table(spec, fields, rows, spec.columns)
+
+
+def test_markdown_escapes_html_and_pipes() -> None:
+    text = tables.to_markdown(_hostile_table())
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt; \\| x" in text
+    assert "\\\\ &amp; % $" in text
+    body = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert all(len(re.split(r"(?<!\\)\|", line)) == len(tables.T2.columns) + 2 for line in body)
+
+
+def test_csv_neutralises_formulas_and_keeps_numbers() -> None:
+    table = _hostile_table()
+    rows = list(csv.DictReader(io.StringIO(tables.to_csv(table))))
+    names = [r["label"] for r in rows]
+    assert names[0] == HOSTILE[0]
+    assert names[1:5] == ["'" + name for name in HOSTILE[1:5]]
+    assert all(not name.startswith(("=", "+", "-", "@")) for name in names)
+    assert [float(r["score"]) for r in rows] == table.column_values("score")  # negatives read back exactly
+    assert [float(r["ci_low"]) for r in rows] == [-1e-17] * len(rows)
+    assert [int(r["rank"]) for r in rows] == table.column_values("rank")
+
+
+def test_latex_escapes_every_special_character() -> None:
+    text = tables.to_latex(_hostile_table())
+    assert r"\textbackslash{} \& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{}" in text
+    assert r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{} \textbar{} x" in text
+    escapes = re.compile(
+        r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]|\$-\$"
+    )
+    rows = text.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    assert len(rows) == len(HOSTILE)
+    for row in rows:
+        for cell in row.removesuffix(r" \\").split(" & "):
+            assert not re.search(r"[&%$#_{}~^\\<>|]", escapes.sub("", cell)), cell
+
+
+def test_html_escapes_release_text() -> None:
+    text = tables.to_html(_hostile_table())
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text

@@ -10,7 +10,7 @@ final as (
         response_id,
         criterion_id,
         annotator_id,
-        met as is_met,
+        met as is_met
     from source
 )
 

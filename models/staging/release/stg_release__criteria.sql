@@ -13,7 +13,7 @@ final as (
         task_id,
         dimension,
         weight,
-        text as criterion_text,
+        text as criterion_text
     from source
 )
 

@@ -6,11 +6,11 @@ source as (
 
 final as (
     select
-        release::varchar as release_id,
-        benchmark::varchar as benchmark,
-        schema_version::integer as schema_version,
-        created_at::varchar as created_at,
-        synthetic::boolean as is_synthetic,
+        cast(release as varchar) as release_id,
+        cast(benchmark as varchar) as benchmark,
+        cast(schema_version as integer) as schema_version,
+        cast(created_at as varchar) as created_at,
+        cast(synthetic as boolean) as is_synthetic
     from source
 )
 

@@ -12,7 +12,7 @@ final as (
         provider,
         kind,
         -- only models of kind 'model' are ranked; the clinician reference stands beside them
-        kind = 'model' as is_ranked,
+        kind = 'model' as is_ranked
     from source
 )
 

@@ -1,5 +1,5 @@
 {#- The red-team annex is optional: a release without the file reads as an empty annex. -#}
-{%- set annex_path = env_var('DISTRESSBENCH_RELEASE', 'data/releases/synthetic-default') ~ '/redteam_transcripts.parquet' -%}
+{%- set annex_path = env_var('DISTRESSBENCH_RELEASE', var('default_release_dir')) ~ '/redteam_transcripts.parquet' -%}
 {%- set has_annex = true -%}
 {%- if execute -%}
     {%- set found = run_query("select count(*) from glob('" ~ annex_path | replace("'", "''") ~ "')") -%}
@@ -9,18 +9,18 @@
 with
 
 {% if has_annex -%}
-source as (
-    select * from {{ source('release', 'redteam_transcripts') }}
-),
+    source as (
+        select * from {{ source('release', 'redteam_transcripts') }}
+    ),
 {%- else -%}
 source as (
     select
-        null::bigint as file_row_number,
-        null::varchar as transcript_id,
-        null::integer as turn_index,
-        null::varchar as role,
-        null::varchar as content,
-        null::varchar as model_id,
+        cast(null as {{ dbt.type_bigint() }}) as file_row_number,
+        cast(null as {{ dbt.type_string() }}) as transcript_id,
+        cast(null as {{ dbt.type_int() }}) as turn_index,
+        cast(null as {{ dbt.type_string() }}) as role,
+        cast(null as {{ dbt.type_string() }}) as content,
+        cast(null as {{ dbt.type_string() }}) as model_id
     where false
 ),
 {%- endif %}
@@ -32,7 +32,7 @@ final as (
         turn_index,
         role,
         content as turn_text,
-        model_id,
+        model_id
     from source
 )
 

@@ -14,7 +14,7 @@ final as (
         model_id,
         content as response_text,
         -- an empty reply (nothing but white space) satisfies no criterion
-        regexp_full_match(coalesce(content, ''), '\s*') as is_empty,
+        regexp_full_match(coalesce(content, ''), '\s*') as is_empty
     from source
 )
 

@@ -12,7 +12,7 @@ final as (
         n_user_turns,
         -- turn type: 'single' when the conversation has one user turn, else 'multi'
         case when n_user_turns = 1 then 'single' else 'multi' end as turn_type,
-        reference_response,
+        reference_response
     from source
 )
 

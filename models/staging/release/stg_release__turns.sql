@@ -10,7 +10,7 @@ final as (
         task_id,
         turn_index,
         role,
-        content as turn_text,
+        content as turn_text
     from source
 )
 

@@ -1,0 +1,142 @@
+{#- Judge self-consistency. Units are the (reply, criterion) pairs of non-empty replies with
+    at least two labels: over all judges together (is_all_judges), and within each judge
+    (that judge's labels only). For a unit with n labels of which m are met:
+    observed agreement (m(m-1) + (n-m)(n-m-1)) / (n(n-1)); unanimous when m = 0 or m = n;
+    a tie when 2m = n. Krippendorff's alpha, nominal, every label one value:
+    1 - (N - 1) * sum(m(n-m) / (n-1)) / (N0 * N1) over the units, N labels, N1 met,
+    N0 = N - N1; null when N0 * N1 = 0. Per dimension and over all ('all'). -#}
+with
+
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
+criteria as (
+    select * from {{ ref('stg_release__criteria') }}
+),
+
+judge_groups as (
+    select * from {{ ref('int_judge_labels_aggregated') }}
+),
+
+rubric_groups as (
+    select
+        judge_groups.response_key,
+        judge_groups.criterion_key,
+        judge_groups.judge_id,
+        criteria.dimension,
+        judge_groups.n_labels,
+        judge_groups.n_met
+    from judge_groups
+    inner join responses
+        on judge_groups.response_key = responses.response_key
+    inner join criteria
+        on
+            judge_groups.criterion_key = criteria.criterion_key
+            and responses.task_id = criteria.task_id
+    where not responses.is_empty
+),
+
+all_judge_units as (
+    select
+        true as is_all_judges,
+        cast(null as {{ dbt.type_string() }}) as judge_id,
+        response_key,
+        criterion_key,
+        dimension,
+        sum(n_labels) as n_labels,
+        sum(n_met) as n_met
+    from rubric_groups
+    group by response_key, criterion_key, dimension
+),
+
+judge_units as (
+    select
+        false as is_all_judges,
+        judge_id,
+        response_key,
+        criterion_key,
+        dimension,
+        n_labels,
+        n_met
+    from rubric_groups
+),
+
+units as (
+    select * from all_judge_units
+    where n_labels >= 2
+    union all
+    select * from judge_units
+    where n_labels >= 2
+),
+
+unit_terms as (
+    select
+        is_all_judges,
+        judge_id,
+        dimension,
+        n_labels,
+        n_met,
+        case when n_met = 0 or n_met = n_labels then 1 else 0 end as is_unanimous,
+        case when n_met * 2 = n_labels then 1 else 0 end as is_tie,
+        cast(n_met * (n_met - 1) + (n_labels - n_met) * (n_labels - n_met - 1) as {{ type_double() }})
+        / (n_labels * (n_labels - 1)) as observed_agreement,
+        cast(n_met * (n_labels - n_met) as {{ type_double() }}) / (n_labels - 1) as disagreement
+    from units
+),
+
+unit_terms_with_all as (
+    -- every unit once under its dimension and once under 'all'
+    select * from unit_terms
+    union all
+    select
+        is_all_judges,
+        judge_id,
+        'all' as dimension,
+        n_labels,
+        n_met,
+        is_unanimous,
+        is_tie,
+        observed_agreement,
+        disagreement
+    from unit_terms
+),
+
+summarized as (
+    select
+        is_all_judges,
+        judge_id,
+        dimension,
+        count(*) as n_pairs,
+        sum(n_labels) as n_labels,
+        sum(n_met) as n_labels_met,
+        sum(is_unanimous) as n_unanimous,
+        sum(is_tie) as n_ties,
+        sum(observed_agreement) as observed_agreement_sum,
+        sum(disagreement) as disagreement_sum
+    from unit_terms_with_all
+    group by is_all_judges, judge_id, dimension
+),
+
+final as (
+    select
+        is_all_judges,
+        judge_id,
+        dimension,
+        cast(n_pairs as {{ dbt.type_bigint() }}) as n_pairs,
+        cast(n_labels as {{ dbt.type_bigint() }}) as n_labels,
+        cast(n_labels_met as {{ dbt.type_bigint() }}) as n_labels_met,
+        cast(n_unanimous as {{ dbt.type_bigint() }}) as n_unanimous,
+        cast(n_ties as {{ dbt.type_bigint() }}) as n_ties,
+        cast(n_unanimous as {{ type_double() }}) / n_pairs as unanimous_share,
+        cast(n_ties as {{ type_double() }}) / n_pairs as tie_share,
+        observed_agreement_sum / n_pairs as observed_agreement,
+        case
+            when (n_labels - n_labels_met) * n_labels_met > 0
+                then 1 - (n_labels - 1) * disagreement_sum
+                    / (cast(n_labels - n_labels_met as {{ type_double() }}) * n_labels_met)
+        end as krippendorff_alpha
+    from summarized
+)
+
+select * from final

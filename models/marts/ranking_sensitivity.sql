@@ -1,0 +1,115 @@
+{#- How much the leaderboard depends on the judge: one row per label subset (each judge
+    alone, sample_index null; each single judge sample). Coverage always; when the subset
+    labels every pair, the best and median ranked model score under it, Kendall's tau-b
+    between the ranked models' scores under it and their published scores, and how many
+    ranked models change rank (and the largest change). Nulls for a subset that does not
+    cover every pair. tau-b = (concordant - discordant) / sqrt((P - ties in x)(P - ties in y))
+    over the P pairs of ranked models (a pair tied in both counts in both); null when the
+    denominator is 0. -#}
+with
+
+subset_models as (
+    select * from {{ ref('int_label_subsets_scored') }}
+),
+
+subsets as (
+    select distinct
+        judge_id,
+        sample_index,
+        n_pairs,
+        n_pairs_labelled,
+        coverage,
+        is_complete
+    from subset_models
+),
+
+ranked as (
+    select * from subset_models
+    where is_ranked and is_complete
+),
+
+score_summary as (
+    select
+        judge_id,
+        sample_index,
+        count(*) as n_models,
+        max(score) as best_model_score,
+        {{ median_of('score') }} as median_model_score,
+        sum(case when rank != published_rank then 1 else 0 end) as n_rank_changes,
+        max(abs(rank - published_rank)) as max_rank_change
+    from ranked
+    group by judge_id, sample_index
+),
+
+model_pairs as (
+    -- each pair of ranked models once: the sign of their difference under the subset and
+    -- in the published scores (0 = tied)
+    select
+        first_model.judge_id,
+        first_model.sample_index,
+        sign(first_model.score - second_model.score) as subset_order,
+        sign(first_model.published_score - second_model.published_score) as published_order
+    from ranked as first_model
+    inner join ranked as second_model
+        on
+            first_model.judge_id = second_model.judge_id
+            and coalesce(first_model.sample_index, -1) = coalesce(second_model.sample_index, -1)
+            and first_model.model_id < second_model.model_id
+),
+
+pair_counts as (
+    select
+        judge_id,
+        sample_index,
+        count(*) as n_model_pairs,
+        sum(case when subset_order * published_order > 0 then 1 else 0 end) as n_concordant,
+        sum(case when subset_order * published_order < 0 then 1 else 0 end) as n_discordant,
+        sum(case when subset_order = 0 then 1 else 0 end) as n_tied_under_subset,
+        sum(case when published_order = 0 then 1 else 0 end) as n_tied_published
+    from model_pairs
+    group by judge_id, sample_index
+),
+
+tau as (
+    select
+        judge_id,
+        sample_index,
+        case
+            when (n_model_pairs - n_tied_under_subset) * (n_model_pairs - n_tied_published) > 0
+                then cast(n_concordant - n_discordant as {{ type_double() }})
+                    / sqrt(
+                        cast(n_model_pairs - n_tied_under_subset as {{ type_double() }})
+                        * (n_model_pairs - n_tied_published)
+                    )
+        end as kendall_tau_b
+    from pair_counts
+),
+
+final as (
+    select
+        {{ release_id() }} as release_id,
+        subsets.judge_id,
+        subsets.sample_index,
+        subsets.sample_index is null as is_judge_alone,
+        subsets.n_pairs,
+        subsets.n_pairs_labelled,
+        subsets.coverage,
+        subsets.is_complete,
+        score_summary.n_models,
+        score_summary.best_model_score,
+        score_summary.median_model_score,
+        tau.kendall_tau_b,
+        cast(score_summary.n_rank_changes as {{ dbt.type_bigint() }}) as n_rank_changes,
+        cast(score_summary.max_rank_change as {{ dbt.type_bigint() }}) as max_rank_change
+    from subsets
+    left join score_summary
+        on
+            subsets.judge_id = score_summary.judge_id
+            and coalesce(subsets.sample_index, -1) = coalesce(score_summary.sample_index, -1)
+    left join tau
+        on
+            subsets.judge_id = tau.judge_id
+            and coalesce(subsets.sample_index, -1) = coalesce(tau.sample_index, -1)
+)
+
+select * from final

@@ -1,0 +1,86 @@
+{#- Each model of this release or the previous one (int_previous_release_selected), its
+    score, interval and rank in both; empty when there is no previous release. -#}
+with
+
+current_scores as (
+    select * from {{ ref('model_scores') }}
+),
+
+previous_release as (
+    select * from {{ ref('int_previous_release_selected') }}
+),
+
+history_scores as (
+    select * from {{ ref('stg_history__model_scores') }}
+),
+
+previous_scores as (
+    select history_scores.*
+    from history_scores
+    inner join previous_release
+        on history_scores.release_id = previous_release.previous_release_id
+),
+
+paired as (
+    select
+        coalesce(current_scores.model_id, previous_scores.model_id) as model_id,
+        coalesce(current_scores.display_name, previous_scores.display_name) as display_name,
+        coalesce(current_scores.kind, previous_scores.kind) as kind,
+        current_scores.model_id is not null as is_in_release,
+        previous_scores.model_id is not null as is_in_previous,
+        current_scores.score,
+        previous_scores.score as previous_score,
+        current_scores.ci_low,
+        current_scores.ci_high,
+        previous_scores.ci_low as previous_ci_low,
+        previous_scores.ci_high as previous_ci_high,
+        current_scores.rank,
+        previous_scores.rank as previous_rank,
+        current_scores.tie_group,
+        previous_scores.tie_group as previous_tie_group
+    from current_scores
+    full outer join previous_scores
+        on current_scores.model_id = previous_scores.model_id
+),
+
+classified as (
+    select
+        *,
+        case
+            when not is_in_previous then 'new'
+            when not is_in_release then 'removed'
+            when
+                {{ is_within_tolerance('score', 'previous_score') }}
+                and {{ is_within_tolerance('ci_low', 'previous_ci_low') }}
+                and {{ is_within_tolerance('ci_high', 'previous_ci_high') }}
+                then 'unchanged'
+            else 'changed'
+        end as status
+    from paired
+),
+
+final as (
+    select
+        {{ release_id() }} as release_id,
+        previous_release.previous_release_id,
+        classified.model_id,
+        classified.display_name,
+        classified.kind,
+        classified.status,
+        classified.score,
+        classified.previous_score,
+        classified.score - classified.previous_score as score_difference,
+        classified.ci_low,
+        classified.ci_high,
+        classified.previous_ci_low,
+        classified.previous_ci_high,
+        classified.rank,
+        classified.previous_rank,
+        classified.previous_rank - classified.rank as rank_change,
+        classified.tie_group,
+        classified.previous_tie_group
+    from classified
+    cross join previous_release
+)
+
+select * from final

@@ -1,0 +1,76 @@
+{#- Paper table T3 in long form (one row per row x dimension; the table pivots the dimensions
+    into columns, listed by rpt_dimension_columns): every model, then the best and median
+    ranked model, then the clinician reference. -#}
+with
+
+dimension_scores as (
+    select * from {{ ref('dimension_scores') }}
+),
+
+dimension_summary as (
+    select * from {{ ref('dimension_summary') }}
+),
+
+model_order as (
+    select * from {{ ref('rpt_model_order') }}
+),
+
+model_rows as (
+    select
+        dimension_scores.release_id,
+        model_order.row_group,
+        dimension_scores.model_id,
+        model_order.display_name as label,
+        case when model_order.row_group = 'reference' then 1000000 else model_order.model_order end as block_order,
+        dimension_scores.dimension as pivot_key,
+        dimension_scores.score as pivot_value
+    from dimension_scores
+    inner join model_order
+        on dimension_scores.model_id = model_order.model_id
+),
+
+best_rows as (
+    select
+        release_id,
+        'best' as row_group,
+        cast(null as {{ dbt.type_string() }}) as model_id,
+        'Best' as label,
+        999998 as block_order,
+        dimension as pivot_key,
+        best_score as pivot_value
+    from dimension_summary
+),
+
+median_rows as (
+    select
+        release_id,
+        'median' as row_group,
+        cast(null as {{ dbt.type_string() }}) as model_id,
+        'Median' as label,
+        999999 as block_order,
+        dimension as pivot_key,
+        median_score as pivot_value
+    from dimension_summary
+),
+
+unioned as (
+    select * from model_rows
+    union all
+    select * from best_rows
+    union all
+    select * from median_rows
+),
+
+final as (
+    select
+        release_id,
+        row_group,
+        model_id,
+        label,
+        pivot_key,
+        pivot_value,
+        row_number() over (order by block_order, pivot_key) as row_order
+    from unioned
+)
+
+select * from final

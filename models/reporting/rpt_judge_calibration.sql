@@ -1,0 +1,39 @@
+{#- Paper table T7: the judge's calibration, overall first, then per dimension. -#}
+with
+
+judge_calibration as (
+    select * from {{ ref('judge_calibration') }}
+),
+
+dimensions as (
+    select * from {{ ref('dimensions') }}
+),
+
+final as (
+    select
+        judge_calibration.release_id,
+        case when judge_calibration.dimension = 'all' then 'all' else 'dimension' end as row_group,
+        judge_calibration.dimension,
+        coalesce(
+            dimensions.label,
+            case when judge_calibration.dimension = 'all' then 'All criteria' else judge_calibration.dimension end
+        ) as label,
+        dimensions.kind as dimension_kind,
+        judge_calibration.n,
+        judge_calibration.n_ties_dropped,
+        judge_calibration.n_true_positive,
+        judge_calibration.n_false_positive,
+        judge_calibration.n_false_negative,
+        judge_calibration.n_true_negative,
+        judge_calibration.agreement,
+        judge_calibration.kappa,
+        judge_calibration.precision,
+        judge_calibration.recall,
+        judge_calibration.f1,
+        row_number() over (order by judge_calibration.display_order, judge_calibration.dimension) as row_order
+    from judge_calibration
+    left join dimensions
+        on judge_calibration.dimension = dimensions.dimension_id
+)
+
+select * from final

@@ -1,0 +1,53 @@
+{#- Table J1: the judge against the clinicians (judge_calibration, with intervals and the floor)
+    and against itself (judge_agreement), overall first, then per dimension. -#}
+with
+
+judge_calibration as (
+    select * from {{ ref('judge_calibration') }}
+),
+
+judge_agreement as (
+    select * from {{ ref('judge_agreement') }}
+),
+
+dimensions as (
+    select * from {{ ref('dimensions') }}
+),
+
+final as (
+    select
+        judge_calibration.release_id,
+        case when judge_calibration.dimension = 'all' then 'all' else 'dimension' end as row_group,
+        judge_calibration.dimension,
+        coalesce(
+            dimensions.label,
+            case when judge_calibration.dimension = 'all' then 'All criteria' else judge_calibration.dimension end
+        ) as label,
+        judge_calibration.n,
+        judge_calibration.kappa,
+        judge_calibration.kappa_ci_low,
+        judge_calibration.kappa_ci_high,
+        judge_calibration.kappa_floor,
+        judge_calibration.min_pairs,
+        judge_calibration.meets_calibration_floor,
+        case when judge_calibration.meets_calibration_floor then 'yes' else 'no' end as meets_floor_label,
+        judge_calibration.agreement,
+        judge_calibration.agreement_ci_low,
+        judge_calibration.agreement_ci_high,
+        judge_calibration.f1,
+        judge_calibration.f1_ci_low,
+        judge_calibration.f1_ci_high,
+        judge_agreement.n_pairs as n_consistency_pairs,
+        judge_agreement.unanimous_share,
+        judge_agreement.tie_share,
+        judge_agreement.observed_agreement,
+        judge_agreement.krippendorff_alpha,
+        row_number() over (order by judge_calibration.display_order, judge_calibration.dimension) as row_order
+    from judge_calibration
+    left join judge_agreement
+        on judge_calibration.dimension = judge_agreement.dimension
+    left join dimensions
+        on judge_calibration.dimension = dimensions.dimension_id
+)
+
+select * from final

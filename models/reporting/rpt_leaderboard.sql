@@ -1,0 +1,43 @@
+{#- Paper table T2: the leaderboard, models in the one ranking order, the clinician reference
+    after them. -#}
+with
+
+model_scores as (
+    select * from {{ ref('model_scores') }}
+),
+
+model_rank_stats as (
+    select * from {{ ref('model_rank_stats') }}
+),
+
+model_order as (
+    select * from {{ ref('rpt_model_order') }}
+),
+
+final as (
+    select
+        model_scores.release_id,
+        model_order.row_group,
+        model_scores.model_id,
+        model_scores.display_name as label,
+        model_scores.provider,
+        model_scores.kind,
+        model_scores.n_tasks,
+        model_scores.rank,
+        model_scores.tie_group,
+        model_scores.score,
+        model_scores.ci_low,
+        model_scores.ci_high,
+        model_rank_stats.median_rank,
+        model_rank_stats.rank_ci_low,
+        model_rank_stats.rank_ci_high,
+        model_rank_stats.p_rank_1,
+        model_order.model_order as row_order
+    from model_scores
+    inner join model_order
+        on model_scores.model_id = model_order.model_id
+    left join model_rank_stats
+        on model_scores.model_id = model_rank_stats.model_id
+)
+
+select * from final

@@ -1,0 +1,27 @@
+{#- The order of models in every table and figure: the ranked models in the one ranking order
+    (model_scores.ranking_position), then the clinician reference, never ranked. Also the pivot
+    column list of the tables with one column per model. -#}
+with
+
+model_scores as (
+    select * from {{ ref('model_scores') }}
+),
+
+final as (
+    select
+        model_id,
+        display_name,
+        kind,
+        case when kind = 'clinician_reference' then 'reference' else 'model' end as row_group,
+        case when kind = 'clinician_reference' then 'Reference' else 'Ranked models' end as column_group,
+        row_number() over (
+            order by
+                case when ranking_position is null then 1 else 0 end asc,
+                ranking_position asc,
+                score desc nulls last,
+                model_id asc
+        ) as model_order
+    from model_scores
+)
+
+select * from final

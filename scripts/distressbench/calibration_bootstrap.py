@@ -1,0 +1,151 @@
+"""Task-bootstrap percentile intervals for the judge calibration (agreement, kappa, F1).
+
+Method
+- Resample b's task counts are the leaderboard bootstrap's (distressbench.bootstrap): the
+  same generator, ``Generator(PCG64(seed))``, the same draw routine ``_draw_counts``, over
+  ALL tasks of the release sorted by task_id (code-point order), drawn chunk by chunk in
+  order. So resample b of the calibration and resample b of the leaderboard reweight the
+  same tasks (a joint bootstrap), whatever chunk sizes either uses.
+- Per task and per dimension (and over all dimensions), the calibrated pairs' confusion
+  counts (TP, FP, FN, TN; pairs whose clinicians tie are left out beforehand) form an
+  integer design matrix; a resample's counts are ``counts @ design``, exact in float64.
+  Agreement, Cohen's kappa and F1 are re-estimated from them in every resample, with the
+  formulas of marts.judge_calibration; a resample in which a statistic is undefined (no
+  pair drawn, chance agreement 1, no positive) gives NaN, left out of its quantiles.
+- Intervals: ``np.nanquantile(..., [alpha/2, 1 - alpha/2], method="linear")``; NaN when the
+  statistic is undefined in every resample. Point estimates are the mart's, not computed here.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from distressbench.bootstrap import _draw_counts
+
+PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
+OUTPUT_COLUMNS = (
+    "dimension",
+    "agreement_ci_low",
+    "agreement_ci_high",
+    "kappa_ci_low",
+    "kappa_ci_high",
+    "f1_ci_low",
+    "f1_ci_high",
+)
+OVERALL = "all"
+QUANTILE_METHOD = "linear"
+COUNT_BYTES_BUDGET = 64 * 2**20
+_EXAMPLES = 3
+
+
+class CalibrationInputError(ValueError):
+    """The tasks or calibrated pairs handed to calibration_intervals break an assumption."""
+
+
+def resample_counts(n_tasks: int, samples: int, seed: int, chunk_size: int) -> Iterator[np.ndarray]:
+    """The bootstrap's task counts, chunk by chunk in resample order (rows = resamples)."""
+    rng = np.random.Generator(np.random.PCG64(int(seed)))
+    for start in range(0, samples, chunk_size):
+        yield _draw_counts(rng, n_tasks, min(chunk_size, samples - start))
+
+
+def _validate(task_ids: pd.Series, pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted task ids, each pair's task position), or a CalibrationInputError."""
+    if task_ids.isna().any() or not all(isinstance(t, str) for t in task_ids):
+        bad = [t for t in task_ids if not isinstance(t, str)][:_EXAMPLES]
+        raise CalibrationInputError(f"tasks: task_id must be non-null strings; e.g. {bad!r}")
+    tasks = np.array(sorted(task_ids), dtype=object)
+    if len(tasks) == 0:
+        raise CalibrationInputError("tasks: 0 rows; the bootstrap resamples tasks")
+    duplicated = tasks[1:][tasks[1:] == tasks[:-1]]
+    if len(duplicated):
+        raise CalibrationInputError(
+            f"tasks: {len(duplicated)} duplicate task_id(s); e.g. {list(duplicated[:_EXAMPLES])!r}"
+        )
+    missing = [c for c in PAIR_COLUMNS if c not in pairs.columns]
+    if missing:
+        raise CalibrationInputError(f"calibration pairs: missing column(s) {', '.join(missing)}")
+    for column in PAIR_COLUMNS:
+        nulls = pairs[column].isna()
+        if nulls.any():
+            examples = pairs.loc[nulls, ["task_id", "dimension"]].head(_EXAMPLES).to_records(index=False).tolist()
+            raise CalibrationInputError(
+                f"calibration pairs: {int(nulls.sum())} null value(s) in column {column!r}; e.g. {examples!r}"
+            )
+    position = pd.Index(tasks).get_indexer(pairs["task_id"].to_numpy(dtype=object))
+    unknown = position < 0
+    if unknown.any():
+        examples = list(pd.unique(pairs["task_id"][unknown]))[:_EXAMPLES]
+        raise CalibrationInputError(
+            f"calibration pairs: {int(unknown.sum())} pair(s) whose task_id is not a task; e.g. {examples!r}"
+        )
+    return tasks, position
+
+
+def _statistics(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Agreement, kappa, F1 from (..., 4) counts TP, FP, FN, TN; NaN where undefined."""
+    tp, fp, fn, tn = (confusion[..., i] for i in range(4))
+    n = tp + fp + fn + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement = (tp + tn) / n
+        judge_met, gold_met = (tp + fp) / n, (tp + fn) / n
+        chance = judge_met * gold_met + (1 - judge_met) * (1 - gold_met)
+        kappa = np.where(chance == 1, np.nan, (agreement - chance) / (1 - chance))
+        f1 = 2 * tp / (2 * tp + fp + fn)
+    return agreement, kappa, f1
+
+
+def calibration_intervals(
+    task_ids: pd.Series,
+    pairs: pd.DataFrame,
+    *,
+    samples: int = 10_000,
+    seed: int = 20261101,
+    alpha: float = 0.05,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """Percentile intervals of agreement, kappa and F1, per dimension of the pairs and 'all'.
+
+    task_ids: every task of the release. pairs: one row per calibrated pair with a gold
+    label (clinician ties dropped): task_id, dimension, is_judge_met, is_gold_met.
+    Returns OUTPUT_COLUMNS, one row per dimension present (sorted) and one for 'all'.
+    """
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise CalibrationInputError(f"samples must be a positive integer, got {samples!r}")
+    if not 0.0 < float(alpha) < 1.0:
+        raise CalibrationInputError(f"alpha must be in (0, 1), got {alpha!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise CalibrationInputError(f"seed must be a non-negative integer, got {seed!r}")
+    tasks, position = _validate(task_ids, pairs)
+    dimensions = sorted(str(d) for d in pd.unique(pairs["dimension"]))
+    groups = [OVERALL, *dimensions]
+    judge = pairs["is_judge_met"].to_numpy(dtype=bool)
+    gold = pairs["is_gold_met"].to_numpy(dtype=bool)
+    cell = np.select([judge & gold, judge & ~gold, ~judge & gold], [0, 1, 2], default=3)
+    group_of = pd.Index(groups).get_indexer(pairs["dimension"].astype(str).to_numpy(dtype=object))
+    design = np.zeros((len(tasks), len(groups) * 4))
+    np.add.at(design, (position, cell), 1.0)  # 'all' is group 0
+    np.add.at(design, (position, group_of * 4 + cell), 1.0)
+
+    step = int(chunk_size) if chunk_size else max(1, COUNT_BYTES_BUDGET // (8 * len(tasks)))
+    draws = np.empty((3, samples, len(groups)))
+    done = 0
+    for counts in resample_counts(len(tasks), samples, seed, step):
+        confusion = (counts @ design).reshape(len(counts), len(groups), 4)
+        for i, values in enumerate(_statistics(confusion)):
+            draws[i, done : done + len(counts)] = values
+        done += len(counts)
+
+    quantiles = [alpha / 2, 1 - alpha / 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
+        bounds = [np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD) for d in draws]
+    frame = {"dimension": pd.Series(groups, dtype="str")}
+    for name, (low, high) in zip(("agreement", "kappa", "f1"), bounds, strict=True):
+        frame[f"{name}_ci_low"] = low
+        frame[f"{name}_ci_high"] = high
+    return pd.DataFrame(frame)[list(OUTPUT_COLUMNS)]

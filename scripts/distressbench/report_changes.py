@@ -1,0 +1,83 @@
+"""The report's "Changes since <previous release>" section, read from the reporting models.
+
+Two tables, C1 (rpt_release_changes: each model against the previous release) and C2
+(rpt_headline_changes: each headline metric), formatted like the paper tables. When no
+other release was published into the warehouse before this one, the section says so plainly.
+"""
+
+from __future__ import annotations
+
+import html
+
+import duckdb
+
+from distressbench.tables import Column, TableSpec, load_tables, to_html
+
+CHANGE_TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        key="C1",
+        slug="release_changes",
+        title="Models against the previous release",
+        caption=(
+            "Each model of this release or the previous one: score (%) with its 95% bootstrap interval in both, the "
+            "difference in percentage points, and the rank in both (rank change: positive when the model moved up). "
+            "Unchanged means the same score and interval; a rank can shift when another model enters or leaves."
+        ),
+        model="rpt_release_changes",
+        columns=(
+            Column("Model", "text", ("label",)),
+            Column("Status", "text", ("status",)),
+            Column("This release (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+            Column("Previous (%) [95% CI]", "pct_ci", ("previous_score", "previous_ci_low", "previous_ci_high")),
+            Column("Difference (pp)", "pp", ("score_difference",)),
+            Column("Rank", "count", ("rank",)),
+            Column("Previous rank", "count", ("previous_rank",)),
+            Column("Rank change", "count", ("rank_change",)),
+        ),
+    ),
+    TableSpec(
+        key="C2",
+        slug="headline_changes",
+        title="Headline metrics against the previous release",
+        caption="Each headline metric (%) on this release and the previous one, and the difference (pp).",
+        model="rpt_headline_changes",
+        columns=(
+            Column("Metric", "text", ("label",)),
+            Column("This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+            Column("Previous (%) [95% CI]", "pct_ci", ("previous_value", "previous_ci_low", "previous_ci_high")),
+            Column("Difference (pp)", "pp", ("difference",)),
+        ),
+    ),
+)
+
+
+def previous_release_ids(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """The release(s) the change tables compare with: none, or the one previous release."""
+    rows = connection.execute(
+        "select previous_release_id from reporting.rpt_release_changes"
+        " union select previous_release_id from reporting.rpt_headline_changes"
+    ).fetchall()
+    return sorted(str(previous) for (previous,) in rows if previous is not None)
+
+
+def changes_section(connection: duckdb.DuckDBPyConnection) -> str:
+    """The section's content: the two tables, or a plain word that there is no previous release."""
+    previous = previous_release_ids(connection)
+    if not previous:
+        return (
+            "<p>There is no previous release: no other release was published into this warehouse before this one, "
+            "so there is nothing to compare with.</p>"
+        )
+    name = html.escape(", ".join(previous))
+    models, headline = load_tables(connection, CHANGE_TABLES)
+    return (
+        f"<p>This release against {name}, the latest other release published into this warehouse "
+        "(its results are kept in the schema <code>history</code>).</p>"
+        f"{to_html(models)}{to_html(headline)}"
+    )
+
+
+def changes_title(connection: duckdb.DuckDBPyConnection) -> str:
+    """The section's heading: "Changes since <previous release>"."""
+    previous = previous_release_ids(connection)
+    return f"Changes since {', '.join(previous)}" if previous else "Changes since the previous release"

@@ -1,0 +1,264 @@
+"""`distressbench show TASK_ID [--model MODEL_ID]`: one conversation, a reply and its rubric.
+
+Everything printed comes from the published warehouse's marts (`cases`,
+`conversation_turns`, `criterion_pass_rates`, `verdicts`) through parameterised queries;
+nothing is recomputed. The output fits an 80-column terminal: long text is wrapped with
+textwrap and re-split where wide (East Asian) characters would overflow. Release text
+reaches the terminal only through `printable`, so control characters, ANSI escapes and
+bidirectional overrides are shown as escapes, never obeyed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import textwrap
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import duckdb
+
+from distressbench.warehouse import WarehouseMissing, connect_read_only
+
+WIDTH = 80
+INDENT = "    "
+N_NEAREST = 5
+
+# Format characters that reorder or hide text in a terminal (bidirectional controls).
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Format characters that are harmless and needed by some scripts and emoji (ZWNJ, ZWJ).
+_KEPT_FORMAT = frozenset("\u200c\u200d")
+
+
+def printable(text: str | None) -> str:
+    """Release text made safe to print: newlines kept (CR LF and the Unicode line and
+    paragraph separators become one), tabs become spaces, other white space a space, and
+    every other control, format or unassigned character is shown as its escape (`\\x1b`)."""
+    if text is None:
+        return ""
+    text = text.replace("\r\n", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    out: list[str] = []
+    for ch in text:
+        if ch == "\n":
+            out.append(ch)
+        elif ch == "\t":
+            out.append("    ")
+        elif ch in _KEPT_FORMAT or (ch.isprintable() and ch not in _BIDI_CONTROLS):
+            out.append(ch)
+        elif unicodedata.category(ch) == "Zs":
+            out.append(" ")
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def one_line(value: str | None) -> str:
+    """An id or label to show on one line: printable, a newline shown as `\\n`."""
+    return printable(value).replace("\n", "\\n")
+
+
+def quoted(value: str | None) -> str:
+    """An id for a message, quoted and exact: every non-printable character escaped."""
+    return "null" if value is None else repr(value)
+
+
+def _char_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns the text takes in a terminal."""
+    return sum(_char_width(ch) for ch in text)
+
+
+def _fit(line: str, width: int, indent: str) -> list[str]:
+    """Split a line that is wider than `width` columns at character boundaries."""
+    pieces: list[str] = []
+    current, used = "", 0
+    for ch in line:
+        w = _char_width(ch)
+        if used + w > width and current.strip():
+            pieces.append(current)
+            current, used = indent, display_width(indent)
+        current += ch
+        used += w
+    pieces.append(current)
+    return pieces
+
+
+def wrap(text: str, *, indent: str = "", width: int = WIDTH) -> list[str]:
+    """Printable text wrapped to `width` columns, each line indented; paragraphs kept."""
+    lines: list[str] = []
+    for paragraph in printable(text).split("\n"):
+        wrapped = textwrap.wrap(
+            paragraph, width=width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+        ) or [""]
+        for line in wrapped:
+            lines.extend(_fit(line, width, indent) if display_width(line) > width else [line])
+    return lines
+
+
+@dataclass(frozen=True)
+class RubricRow:
+    criterion_id: str
+    dimension: str
+    weight: int
+    text: str
+    n_met: int | None  # judge labels met (with a model) / ranked models meeting it (without)
+    n_of: int | None  # judge labels (with a model) / ranked models (without)
+    is_met: bool | None  # the verdict (with a model) / the clinician reference's (without)
+
+
+RUBRIC_OF_REPLY_SQL = """
+select v.criterion_id, v.dimension, v.weight, c.criterion_text, v.n_met, v.n_labels, v.is_met
+from marts.verdicts as v
+inner join marts.criterion_pass_rates as c on v.criterion_id = c.criterion_id
+left join reference.dimensions as d on v.dimension = d.dimension_id
+where v.task_id = ? and v.model_id = ?
+order by d.display_order, v.weight desc, v.criterion_id
+"""
+
+RUBRIC_OF_TASK_SQL = """
+select c.criterion_id, c.dimension, c.weight, c.criterion_text, c.n_models_met, c.n_models, c.is_met_by_reference
+from marts.criterion_pass_rates as c
+left join reference.dimensions as d on c.dimension = d.dimension_id
+where c.task_id = ?
+order by d.display_order, c.weight desc, c.criterion_id
+"""
+
+
+def rubric(connection: duckdb.DuckDBPyConnection, task_id: str, model_id: str | None) -> list[RubricRow]:
+    """The task's rubric in display order (dimension, heavier first, criterion_id): with a
+    model, its reply's votes and verdicts; without, the pass counts and the reference's verdict."""
+    if model_id is None:
+        rows = connection.execute(RUBRIC_OF_TASK_SQL, [task_id]).fetchall()
+    else:
+        rows = connection.execute(RUBRIC_OF_REPLY_SQL, [task_id, model_id]).fetchall()
+    return [RubricRow(*row) for row in rows]
+
+
+def conversation(connection: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[int, str, str]]:
+    """(turn_index, role, text) of the task's conversation, in order."""
+    return connection.execute(
+        "select turn_index, role, turn_text from marts.conversation_turns where task_id = ? order by turn_index",
+        [task_id],
+    ).fetchall()
+
+
+class UnknownId(LookupError):
+    """A task or model id the warehouse does not hold."""
+
+
+def _nearest(connection: duckdb.DuckDBPyConnection, what: str, value: str, sql: str, params: list[str]) -> str:
+    known = [row[0] for row in connection.execute(sql, params).fetchall()]
+    nearest = difflib.get_close_matches(value, known, n=N_NEAREST, cutoff=0.0)
+    hint = f"; nearest: {', '.join(quoted(k) for k in nearest)}" if nearest else ""
+    return f"no {what} {quoted(value)} in the warehouse{hint}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _heading(title: str) -> list[str]:
+    return ["", *wrap(title), "-" * min(WIDTH, max(display_width(printable(title)), 1))]
+
+
+def render(connection: duckdb.DuckDBPyConnection, task_id: str, model_id: str | None = None) -> str:
+    """The text `distressbench show` prints. Raises UnknownId for an unknown task or model."""
+    task = connection.execute(
+        "select subcategory, turn_type, n_user_turns, n_turns from marts.cases where task_id = ? "
+        "order by model_id limit 1",
+        [task_id],
+    ).fetchone()
+    if task is None:
+        raise UnknownId(_nearest(connection, "task", task_id, "select distinct task_id from marts.cases", []))
+    subcategory, turn_type, n_user_turns, n_turns = task
+    lines = [
+        *wrap(f"Task {one_line(task_id)}"),
+        *wrap(f"subcategory {subcategory} · turn type {turn_type} ({_count(n_user_turns, 'user turn')}, "
+              f"{_count(n_turns, 'turn')} in all)"),
+    ]
+    lines += _heading("Conversation")
+    for turn_index, role, text in conversation(connection, task_id):
+        lines += wrap(f"[{turn_index + 1}] {role}")
+        lines += wrap(text, indent=INDENT)
+
+    if model_id is None:
+        lines += _scores(connection, task_id)
+        lines += _heading("Rubric (met by: ranked models whose reply meets it; reference: its verdict)")
+        for row in rubric(connection, task_id, None):
+            reference = "met" if row.is_met else "not met"
+            lines += wrap(
+                f"{one_line(row.criterion_id)} · {row.dimension} · weight {row.weight} · "
+                f"met by {row.n_met} of {row.n_of} models · reference: {reference}"
+            )
+            lines += wrap(row.text, indent=INDENT)
+        return "\n".join(lines) + "\n"
+
+    cell = connection.execute(
+        "select response_id, kind, response_text, is_empty_reply, weight_met, weight_total, score, n_met, n_criteria "
+        "from marts.cases where task_id = ? and model_id = ?",
+        [task_id, model_id],
+    ).fetchone()
+    if cell is None:
+        raise UnknownId(
+            _nearest(connection, "model", model_id, "select model_id from marts.cases where task_id = ?", [task_id])
+        )
+    response_id, kind, response_text, is_empty, weight_met, weight_total, score, n_met, n_criteria = cell
+    lines += _heading(f"Reply of {one_line(model_id)} ({kind}), response {one_line(response_id)}")
+    lines += wrap("(empty reply: it meets no criterion)" if is_empty else response_text, indent=INDENT)
+    lines += _heading("Rubric")
+    for row in rubric(connection, task_id, model_id):
+        verdict = "MET" if row.is_met else "NOT MET"
+        lines += wrap(
+            f"{one_line(row.criterion_id)} · {row.dimension} · weight {row.weight} · "
+            f"votes {row.n_met} met of {row.n_of} labels · {verdict}"
+        )
+        lines += wrap(row.text, indent=INDENT)
+    lines += ["", *wrap(f"Weighted score: {weight_met} of {weight_total} = {score:.3f} ({n_met} of {n_criteria} met)")]
+    return "\n".join(lines) + "\n"
+
+
+def _scores(connection: duckdb.DuckDBPyConnection, task_id: str) -> list[str]:
+    rows = connection.execute(
+        "select model_id, kind, score, weight_met, weight_total from marts.cases where task_id = ? "
+        "order by score desc, model_id",
+        [task_id],
+    ).fetchall()
+    lines = _heading(f"Cell scores of the {len(rows)} models, best first")
+    for model_id, kind, score, weight_met, weight_total in rows:
+        marker = " (clinician reference, not ranked)" if kind != "model" else ""
+        lines += wrap(f"{score:6.3f}  {weight_met:>4} of {weight_total:<4} {one_line(model_id)}{marker}")
+    return lines
+
+
+def _safe_for(stream: TextIO, text: str) -> str:
+    """Text the stream's encoding can write: what it cannot is backslash-escaped."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
+def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: TextIO | None = None) -> int:
+    """The `distressbench show` command: 0 printed, 1 unknown task or model, 2 no (readable) warehouse."""
+    out = out or sys.stdout
+    try:
+        with connect_read_only(warehouse) as connection:
+            text = render(connection, task_id, model_id)
+    except WarehouseMissing as error:
+        print(_safe_for(sys.stderr, f"show: {error}"), file=sys.stderr)
+        return 2
+    except UnknownId as error:
+        print(_safe_for(sys.stderr, f"show: {error}"), file=sys.stderr)
+        return 1
+    except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(_safe_for(sys.stderr, f"show: cannot read the drill-down marts of {warehouse}: {first_line}"),
+              file=sys.stderr)
+        return 2
+    out.write(_safe_for(out, text))
+    return 0

@@ -1,0 +1,351 @@
+"""`distressbench submit`: a new release made of a published release plus a submission's models.
+
+A submission folder holds `models.parquet` (the new models, kind 'model'),
+`responses.parquet` and `judge_labels.parquet` with the contract's schemas, and optionally
+`calibration_labels.parquet`. It is checked against the base release before anything is
+written; each problem is reported the way the gate reports one (check, table, column,
+count, example keys). The derived release holds the base's rows plus the submission's, a
+new manifest (hashes, row counts, `derived_from`) and is written into a temporary folder
+beside the output folder, renamed into place at the end, so a refused or failed submission
+leaves nothing behind.
+
+The tables the submission extends are streamed batch by batch (base rows, then submission
+rows) through one Parquet writer, so memory stays at a few batches whatever the size; the
+tables it does not touch are copied byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from distressbench import contract
+from distressbench.gate_files import check_manifest, check_schemas, safe_release_id
+from distressbench.gate_types import CheckResult, Recorder, listing, quote
+from distressbench.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
+
+SUBMISSION_TABLES = ("models", "responses", "judge_labels")
+OPTIONAL_SUBMISSION_TABLES = ("calibration_labels",)
+EXTENDED_TABLES = SUBMISSION_TABLES + OPTIONAL_SUBMISSION_TABLES
+MAX_RELEASE_ID = contract.RELEASE_ID_MAX_LENGTH
+BATCH_ROWS = 1 << 17
+EXAMPLES = 5
+COMPRESSION = "zstd"
+
+
+class SubmissionRefused(Exception):
+    """The submission (or its base) breaks a check; nothing was written."""
+
+    def __init__(self, failures: list[CheckResult]) -> None:
+        super().__init__(f"submission refused: {len(failures)} check(s) failed:\n  " + "\n  ".join(
+            c.line() for c in failures
+        ))
+        self.failures = failures
+
+
+@dataclass(frozen=True)
+class Submitted:
+    out_dir: Path
+    release_id: str
+    rows: dict[str, int]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """Rows of `sql` (a query over the views below) are the offending keys."""
+
+    check: str
+    table: str
+    column: str
+    sql: str
+    what: str  # '<count> <what>', e.g. '3 replies of a model the base release already has'
+
+
+# Views: base_models, base_tasks, base_criteria, base_responses (the base release) and
+# sub_models, sub_responses, sub_labels, sub_calibration (the submission).
+_MODEL_CHECKS = (
+    ValueCheck("model_id_present", "models", "model_id",
+               "select display_name from sub_models where model_id is null",
+               "models without a model_id"),
+    ValueCheck("model_id_unique", "models", "model_id",
+               "select model_id from sub_models where model_id is not null group by model_id having count(*) > 1",
+               "model ids listed more than once in the submission"),
+    ValueCheck("model_id_new", "models", "model_id",
+               "select model_id from sub_models where model_id in (select model_id from base_models)",
+               "model ids the base release already has"),
+    ValueCheck("model_kind", "models", "kind",
+               "select model_id, kind from sub_models where kind is distinct from 'model'",
+               "submitted models whose kind is not 'model'"),
+    ValueCheck("model_names_present", "models", "display_name, provider",
+               "select model_id from sub_models where display_name is null or provider is null",
+               "models without a display_name or provider"),
+)
+_RESPONSE_CHECKS = (
+    ValueCheck("response_keys_present", "responses", "response_id, task_id, model_id",
+               "select response_id, task_id, model_id from sub_responses"
+               " where response_id is null or task_id is null or model_id is null",
+               "replies with a null response_id, task_id or model_id"),
+    ValueCheck("response_id_unique", "responses", "response_id",
+               "select response_id from sub_responses where response_id is not null"
+               " group by response_id having count(*) > 1",
+               "response ids listed more than once in the submission"),
+    ValueCheck("response_id_new", "responses", "response_id",
+               "select response_id from sub_responses where response_id in (select response_id from base_responses)",
+               "response ids the base release already has"),
+    ValueCheck("response_model", "responses", "model_id",
+               "select response_id, model_id from sub_responses"
+               " where model_id not in (select model_id from sub_models where model_id is not null)",
+               "replies of a model that is not in the submission's models.parquet"),
+    ValueCheck("response_task", "responses", "task_id",
+               "select response_id, task_id from sub_responses where task_id not in (select task_id from base_tasks)",
+               "replies to a task the base release does not have"),
+    ValueCheck("response_pair_unique", "responses", "model_id, task_id",
+               "select model_id, task_id from sub_responses where model_id is not null and task_id is not null"
+               " group by model_id, task_id having count(*) > 1",
+               "(model, task) pairs with more than one reply"),
+    ValueCheck("responses_complete", "responses", "model_id, task_id",
+               "select m.model_id, t.task_id from sub_models as m cross join base_tasks as t"
+               " where m.model_id is not null and not exists (select 1 from sub_responses as r"
+               " where r.model_id = m.model_id and r.task_id = t.task_id)",
+               "(new model, base task) pairs without a reply"),
+)
+
+
+def _label_checks(view: str, table: str, key: str, key_column: str) -> tuple[ValueCheck, ...]:
+    """The checks judge labels and calibration labels share: they name a reply of the
+    submission and a criterion of that reply's task, and their key does not repeat."""
+    return (
+        ValueCheck(f"{table}_keys_present", table, f"response_id, criterion_id, {key_column}, met",
+                   f"select response_id, criterion_id from {view} where response_id is null"
+                   f" or criterion_id is null or {key_column} is null or met is null",
+                   "labels with a null response_id, criterion_id, " + key_column + " or met"),
+        ValueCheck(f"{table}_response", table, "response_id",
+                   f"select response_id, criterion_id from {view}"
+                   " where response_id not in (select response_id from sub_responses where response_id is not null)",
+                   "labels of a reply that is not in the submission's responses.parquet"),
+        ValueCheck(f"{table}_criterion", table, "criterion_id",
+                   f"select l.response_id, l.criterion_id from {view} as l"
+                   " inner join sub_responses as r on l.response_id = r.response_id"
+                   " where not exists (select 1 from base_criteria as c"
+                   " where c.criterion_id = l.criterion_id and c.task_id = r.task_id)",
+                   "labels for a criterion that is not in the rubric of the reply's task"),
+        ValueCheck(f"{table}_key_unique", table, key,
+                   f"select {key} from {view} group by {key} having count(*) > 1",
+                   f"({key}) keys listed more than once"),
+    )
+
+
+_JUDGE_LABEL_CHECKS = _label_checks("sub_labels", "judge_labels", "response_id, criterion_id, judge_id, sample_index",
+                                    "judge_id") + (
+    ValueCheck("judge_labels_sample_index", "judge_labels", "sample_index",
+               "select response_id, criterion_id, judge_id, sample_index from sub_labels"
+               " where sample_index is null or sample_index < 0",
+               "labels whose sample_index is null or negative"),
+    ValueCheck("judge_labels_complete", "judge_labels", "response_id, criterion_id",
+               "select r.response_id, c.criterion_id from sub_responses as r"
+               " inner join base_criteria as c on r.task_id = c.task_id"
+               " where not exists (select 1 from sub_labels as l"
+               " where l.response_id = r.response_id and l.criterion_id = c.criterion_id)",
+               "(new reply, criterion of its task) pairs without a judge label"),
+)
+_CALIBRATION_CHECKS = _label_checks("sub_calibration", "calibration_labels", "response_id, criterion_id, annotator_id",
+                                    "annotator_id")
+
+
+def _relay(source: Recorder, rec: Recorder, prefix: str, whose: str) -> None:
+    """Add the gate checks run on the base (or submission) folder, named for whose folder it is."""
+    for result in source.checks:
+        rec.add(replace(result, check=f"{prefix}_{result.check}", message=f"{whose}: {result.message}"))
+    for skipped in source.skipped:
+        rec.skip(f"{prefix}_{skipped}", whose)
+
+
+def _check_submission_files(submission_dir: Path, rec: Recorder) -> bool:
+    """Every required submission table is present, and nothing the submission cannot extend."""
+    allowed = {contract.file_name(t) for t in EXTENDED_TABLES}
+    names = [contract.file_name(t) for t in SUBMISSION_TABLES]
+    missing = [name for name in names if not (submission_dir / name).is_file()]
+    extra = sorted(p.name for p in submission_dir.iterdir() if p.name.endswith(".parquet") and p.name not in allowed)
+    if missing:
+        examples = [quote(name) for name in missing]
+        rec.failed("submission_files_present", "files", ", ".join(contract.table_name(n) for n in missing), None,
+                   len(missing), examples,
+                   f"the submission lacks {listing(examples, len(missing))}; it needs "
+                   + ", ".join(contract.file_name(t) for t in SUBMISSION_TABLES))
+    else:
+        rec.passed("submission_files_present", "files")
+    if extra:
+        examples = [quote(name) for name in extra]
+        rec.failed("submission_files_known", "files", None, None, len(extra), examples,
+                   f"the submission holds {listing(examples, len(extra))}; a submission adds models, so it holds only "
+                   + ", ".join(contract.file_name(t) for t in EXTENDED_TABLES))
+    else:
+        rec.passed("submission_files_known", "files")
+    return not missing and not extra
+
+
+def _register(connection: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
+    """A view over one Parquet file, read through Arrow (no glob or quoting of the path)."""
+    connection.register(name, ds.dataset(str(path), format="parquet"))
+
+
+def _key(row: tuple[object, ...]) -> str:
+    """An example key as the gate shows one: a quoted id, or a tuple of them."""
+    shown = ["null" if value is None else quote(str(value)) for value in row]
+    return shown[0] if len(shown) == 1 else "(" + ", ".join(shown) + ")"
+
+
+def _run_value_checks(
+    connection: duckdb.DuckDBPyConnection, checks: tuple[ValueCheck, ...], rec: Recorder
+) -> None:
+    for check in checks:
+        ((count,),) = connection.execute(f"select count(*) from ({check.sql}) as bad").fetchall()
+        if count == 0:
+            rec.passed(check.check, "values", check.table, check.column)
+            continue
+        rows = connection.execute(f"select * from ({check.sql}) as bad order by all limit {EXAMPLES}").fetchall()
+        examples = [_key(row) for row in rows]
+        rec.failed(check.check, "values", check.table, check.column, count, examples,
+                   f"{count} {check.what}: {listing(examples, count)}")
+
+
+def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str | None:
+    """Every check, as far as it can go; returns the base release id (None if unreadable)."""
+    base = Recorder(echo=False)
+    base_id = check_manifest(base_dir, base)
+    base_valid = check_schemas(base_dir, base)
+    _relay(base, rec, "base", f"the base release {base_dir}")
+    files_ok = _check_submission_files(submission_dir, rec)
+    submitted = Recorder(echo=False)
+    sub_valid = check_schemas(submission_dir, submitted)
+    _relay(submitted, rec, "submission", f"the submission {submission_dir}")
+    needed_base = ("models", "tasks", "criteria", "responses")
+    broken = any(not c.passed for c in base.checks + submitted.checks)
+    if not files_ok or broken or any(t not in base_valid for t in needed_base):
+        rec.skip("value checks", "need a valid base release and submission files with the contract's schemas")
+        return base_id
+    with duckdb.connect(config={"memory_limit": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "3GB")}) as connection:
+        for table in needed_base:
+            _register(connection, f"base_{table}", base_valid[table])
+        for table, view in (("models", "sub_models"), ("responses", "sub_responses"), ("judge_labels", "sub_labels")):
+            _register(connection, view, sub_valid[table])
+        _run_value_checks(connection, _MODEL_CHECKS + _RESPONSE_CHECKS + _JUDGE_LABEL_CHECKS, rec)
+        if "calibration_labels" in sub_valid:
+            _register(connection, "sub_calibration", sub_valid["calibration_labels"])
+            _run_value_checks(connection, _CALIBRATION_CHECKS, rec)
+    return base_id
+
+
+def derived_release_id(base_id: str, submission_dir: Path) -> str:
+    """'<base id>-plus-<8 hex of the submission's content>', the base id shortened to fit 100 characters."""
+    digest = hashlib.sha256()
+    for table in EXTENDED_TABLES:
+        path = submission_dir / contract.file_name(table)
+        if path.is_file():
+            digest.update(table.encode() + b"\0" + bytes.fromhex(sha256_of(path)))
+    suffix = f"-plus-{digest.hexdigest()[:8]}"
+    return base_id[: MAX_RELEASE_ID - len(suffix)] + suffix
+
+
+def _concatenate(sources: list[Path], table: str, out: Path) -> int:
+    """Stream the rows of each source file, in order, into one Parquet file of the contract's schema.
+
+    The id columns travel dictionary-encoded (ids repeat: about twice as fast as decoding
+    every string); the file holds plain Parquet strings and no Arrow schema, so it reads back
+    with exactly the contract's types."""
+    schema = contract.SCHEMAS[table]
+    ids = [f.name for f in schema if f.type.equals(pa.string()) and f.name.endswith("_id")]
+    encoded = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.name in ids else f for f in schema])
+    rows = 0
+    with pq.ParquetWriter(out, encoded, compression=COMPRESSION, store_schema=False) as writer:
+        for source in sources:
+            reader = pq.ParquetFile(source, read_dictionary=ids)
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS, columns=schema.names):
+                columns = [batch.column(name).cast(encoded.field(name).type) for name in encoded.names]
+                writer.write_batch(pa.RecordBatch.from_arrays(columns, schema=encoded))
+                rows += batch.num_rows
+    return rows
+
+
+@contextmanager
+def _staging_folder(out_dir: Path) -> Iterator[Path]:
+    """A temporary folder beside out_dir, renamed to out_dir on success, removed on failure."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".partial", dir=out_dir.parent))
+    try:
+        yield staging
+        os.rename(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def write_derived(base_dir: Path, submission_dir: Path, out_dir: Path, release_id: str) -> dict[str, int]:
+    """Write the derived release (base rows, then submission rows) and its manifest; returns rows per table."""
+    base_manifest = read_manifest(base_dir)
+    rows: dict[str, int] = {}
+    with _staging_folder(out_dir) as staging:
+        for table, base_path in contract.release_files(base_dir).items():
+            out = staging / contract.file_name(table)
+            extra = submission_dir / contract.file_name(table)
+            if table in EXTENDED_TABLES:
+                rows[table] = _concatenate([base_path, *([extra] if extra.is_file() else [])], table, out)
+            else:
+                shutil.copyfile(base_path, out)
+                rows[table] = pq.ParquetFile(out).metadata.num_rows
+        write_manifest(
+            staging,
+            release_id,
+            synthetic=bool(base_manifest.get("synthetic")),
+            created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            derived_from={"release": str(base_manifest["release"]), "manifest_sha256": manifest_sha256(base_dir)},
+        )
+    return rows
+
+
+def submit(
+    base_dir: Path, submission_dir: Path, out_dir: Path, *, release_id: str | None = None, echo: bool = True
+) -> Submitted:
+    """Check the submission against the base release, then write the derived release to out_dir.
+    Raises SubmissionRefused (nothing written) when a check fails."""
+    started = time.perf_counter()
+    rec = Recorder(echo=False)
+    for folder, whose in ((base_dir, "base release"), (submission_dir, "submission")):
+        if not folder.is_dir():
+            rec.failed(f"{whose.split()[0]}_folder", "files", None, None, 1, [quote(str(folder))],
+                       f"the {whose} folder {folder} does not exist")
+    if rec.checks:
+        raise SubmissionRefused(rec.checks)
+    if out_dir.exists():
+        rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))],
+                   f"{out_dir} already exists; the derived release is written to a new folder")
+    base_id = check_submission(base_dir, submission_dir, rec)
+    chosen = release_id
+    if chosen is None and base_id is not None:
+        chosen = derived_release_id(base_id, submission_dir)
+    if chosen is not None and not (safe_release_id(chosen) and len(chosen) <= MAX_RELEASE_ID and chosen != base_id):
+        rec.failed("release_id", "files", None, "release", 1, [quote(chosen)],
+                   f"--release {quote(chosen)} is not a new release id: it must match {contract.RELEASE_ID_PATTERN}, "
+                   f"be at most {MAX_RELEASE_ID} characters, not be '.' or '..' nor the base release's id")
+    failures = [c for c in rec.checks if not c.passed]
+    if echo:
+        for check in failures:
+            print(check.line(), flush=True)
+    if failures or chosen is None:
+        raise SubmissionRefused(failures)
+    rows = write_derived(base_dir, submission_dir, out_dir, chosen)
+    return Submitted(out_dir, chosen, rows, time.perf_counter() - started)

@@ -1,0 +1,26 @@
+-- Every headline metric is registered in the seed headline_metric_registry, and every
+-- registered metric is computed by headline_metrics: the two lists are one.
+with
+
+computed as (
+    select metric from {{ ref('headline_metrics') }}
+),
+
+registry as (
+    select metric from {{ ref('headline_metric_registry') }}
+),
+
+final as (
+    select
+        coalesce(computed.metric, registry.metric) as metric,
+        case
+            when computed.metric is null then 'registered but not computed'
+            else 'computed but not registered'
+        end as problem
+    from computed
+    full outer join registry
+        on computed.metric = registry.metric
+    where computed.metric is null or registry.metric is null
+)
+
+select * from final
