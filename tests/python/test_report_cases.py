@@ -13,6 +13,7 @@ import pytest
 
 from case_fixture import ANSI, IMAGE, SCRIPT, case_warehouse  # noqa: F401  (fixture)
 from distressbench import cli
+from distressbench.report import SECTIONS
 from distressbench.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
 from distressbench.show import one_line, printable
 
@@ -104,7 +105,8 @@ def test_no_release_text_reaches_the_page_as_markup(report: Path, dom: _Dom) -> 
     assert not [t for t, _ in dom.tags if t in ("script", "b", "iframe", "object", "embed")]
     assert not [(t, a) for t, a in dom.tags for name in a if name.startswith("on")]
     images = [a for t, a in dom.tags if t == "img"]
-    assert len(images) == 7 and all(str(a["src"]).startswith("data:image/svg+xml;base64,") for a in images)
+    n_figures = sum(len(section.figures) for section in SECTIONS)
+    assert len(images) == n_figures and all(str(a["src"]).startswith("data:image/svg+xml;base64,") for a in images)
     assert len([t for t, _ in dom.tags if t == "details"]) == len(dom.cases)  # no stray </details> closed one
     text = "".join(dom.text)
     for payload in (SCRIPT, IMAGE, "</details></table>I hear you.", "<b>bold</b>"):
