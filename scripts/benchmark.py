@@ -1,14 +1,15 @@
 """Benchmark the release pipeline from 1x to 100x and write docs/benchmarks.md.
 
-For each size it generates a synthetic release and times every stage as its own subprocess
-under `/usr/bin/time -f '%e %M'` (wall seconds, peak RSS), so each stage has its own peak
-memory: synth; gate; dbt build (the release build's exact command, into a fresh file, with
-a dbt target folder kept between runs as `distressbench build` does); bootstrap (the
-bootstrap alone, on the built cells); publish (record, audit, atomic publish of the built
-file); and `distressbench build` end to end. Two baselines run on the same release in the
-same run: the floor, one DuckDB group-by pass over judge_labels materialised into a temp
-table; and a plain pandas computation of the headline model metrics (written here only for
-comparison). Medians over --runs (fewer at 100x with --runs-100x).
+For each size it generates a synthetic release and times each step as its own subprocess
+under `/usr/bin/time -f '%e %M'` (wall seconds, peak RSS of it and its children): synth;
+`distressbench gate` alone; `distressbench build` end to end into a new warehouse (a first
+build: dbt parses the project from scratch); the same build again with --force into that
+warehouse (a rebuild: dbt parses partially); the bootstrap alone on the built cells. The
+build's own stage times ("[stage] done in x s") and dbt's slowest nodes give the profile.
+Two baselines run on the same release in the same run: the floor, one DuckDB group-by pass
+over judge_labels materialised into a temp table; and a plain pandas computation of the
+headline model metrics (written here only for comparison). Ratios are taken within a run,
+then their median over --runs (fewer at 100x with --runs-100x).
 
     .venv/bin/python scripts/benchmark.py                   # everything, writes docs/benchmarks.md
     .venv/bin/python scripts/benchmark.py --scales 1 --runs 1 --no-doc
@@ -34,10 +35,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = Path(sys.executable)
 CLI = PYTHON.with_name("distressbench")
-DBT = PYTHON.with_name("dbt")
 BASE_TASKS = 718
 BASE_MODELS = 25
-STAGES = ("synth", "gate", "dbt_build", "bootstrap", "publish", "build_e2e", "floor", "pandas")
+STAGES = ("synth", "gate", "build_e2e", "rebuild", "bootstrap", "floor", "pandas")
+BUILD_STAGES = ("gate", "publish check", "dbt build", "verify", "audit", "publish")
 
 
 # --------------------------------------------------------------------------- stage bodies
@@ -122,46 +123,29 @@ def _bootstrap(database: Path) -> None:
     from distressbench.bootstrap import run_bootstrap
 
     with duckdb.connect(str(database), read_only=True) as connection:
-        cells = connection.sql(
-            "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
-            " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
-            " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
-        ).to_arrow_table().to_pandas()
-        dimensions = connection.sql(
-            "select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored"
-        ).to_arrow_table().to_pandas()
+        cells = (
+            connection.sql(
+                "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
+                " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
+                " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
+            )
+            .to_arrow_table()
+            .to_pandas()
+        )
+        dimensions = (
+            connection.sql("select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored")
+            .to_arrow_table()
+            .to_pandas()
+        )
     started = time.perf_counter()
     run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)
     print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))
 
 
-def _publish(database: Path, release: Path, warehouse: Path) -> None:
-    """Record, audit and publish an already built file (the build's last two stages)."""
-    from distressbench import build
-    from distressbench.manifest import manifest_sha256, read_manifest
-
-    layout = build.WarehouseLayout(warehouse)
-    layout.builds_dir.mkdir(parents=True, exist_ok=True)
-    release_id = str(read_manifest(release)["release"])
-    target = layout.builds_dir / f"{release_id}-bench.duckdb"
-    record = {
-        "release_id": release_id, "manifest_sha256": manifest_sha256(release), "published_at": "",
-        "build_file": target.name, "release_dir": str(release), "gate_report": {},
-    }
-    started = time.perf_counter()
-    build.record_publication(database, [record])
-    build.audit(database, release, release_id)
-    os.replace(database, target)
-    scratch = layout.builds_dir / build.WORK_FOLDER
-    scratch.mkdir(exist_ok=True)
-    build.publish(layout, target, scratch)
-    print(json.dumps({"publish_seconds": time.perf_counter() - started}))
-
-
 def _stage_main(argv: list[str]) -> None:
     name, *args = argv
     paths = [Path(a) for a in args]
-    {"floor": _floor, "pandas": _pandas, "bootstrap": _bootstrap, "publish": _publish}[name](*paths)
+    {"floor": _floor, "pandas": _pandas, "bootstrap": _bootstrap}[name](*paths)
 
 
 # --------------------------------------------------------------------------- driver
@@ -180,7 +164,10 @@ def timed(command: list[str], *, env: dict[str, str] | None = None, log: Path) -
     with log.open("w") as sink:
         result = subprocess.run(
             ["/usr/bin/time", "-f", "%e %M", "-o", str(stats), *command],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
     if result.returncode != 0:
         raise RuntimeError(f"{command[:4]} exited {result.returncode}; see {log}")
@@ -192,30 +179,25 @@ def timed(command: list[str], *, env: dict[str, str] | None = None, log: Path) -
     return Measure(float(seconds), int(kib) / 1024, extra)
 
 
-def _dbt_env(release: Path, database: Path, target: Path, logs: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DISTRESSBENCH_RELEASE": str(release),
-        "DISTRESSBENCH_BUILD_DB": str(database),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_USE_COLORS": "false",
-        "DBT_TARGET_PATH": str(target),
-        "DBT_LOG_PATH": str(logs),
-    }
-
-
 def _slowest_nodes(target: Path, n: int = 8) -> list[tuple[str, float]]:
     results = json.loads((target / "run_results.json").read_text())["results"]
     ranked = sorted(results, key=lambda r: -r["execution_time"])
     return [(r["unique_id"].split(".", 2)[-1], round(r["execution_time"], 2)) for r in ranked[:n]]
 
 
-def run_size(label: str, tasks: int, models: int, runs: int, work: Path, e2e: bool) -> dict[str, Any]:
-    """Every stage `runs` times on a fresh release of this size."""
-    from distressbench.build import DBT_RELEASE_EXCLUDES
+def _build_stages(log: Path) -> dict[str, float]:
+    """The build's own stage times, from its '[stage] done in x s' lines."""
+    stages: dict[str, float] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("[") and "] done in " in line:
+            name, _, rest = line[1:].partition("] done in ")
+            stages[name] = float(rest.split()[0])
+    return stages
 
+
+def run_size(label: str, tasks: int, models: int, runs: int, work: Path, rebuild: bool) -> dict[str, Any]:
+    """Every step `runs` times on a fresh release of this size."""
     measures: dict[str, list[Measure]] = {s: [] for s in STAGES}
-    target = work / "dbt-target"  # kept between runs, as the build keeps it
     nodes: list[tuple[str, float]] = []
     labels = 0
     for run in range(runs):
@@ -223,6 +205,7 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, e2e: bo
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         release = folder / "release"
+
         def say(stage: str, run: int = run) -> None:
             print(f"  {label} run {run + 1}/{runs}: {stage}", flush=True)
 
@@ -242,36 +225,27 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, e2e: bo
         measures["gate"].append(
             timed([str(CLI), "gate", str(release), "--report", str(folder / "gate.json")], log=folder / "gate.log")
         )
-        say("dbt build")
-        (folder / "work").mkdir()
-        database = folder / "work" / "building.duckdb"
-        command = [str(DBT), "build", *DBT_RELEASE_EXCLUDES, "--profiles-dir", str(ROOT), "--project-dir", str(ROOT)]
-        measure = timed(command, env=_dbt_env(release, database, target, folder / "dbt-logs"), log=folder / "dbt.log")
+        warehouse = folder / "e2e" / "e2e.duckdb"
+        say("distressbench build")
+        measure = timed([str(CLI), "build", str(release), "--warehouse", str(warehouse)], log=folder / "build.log")
+        measure.extra["stages"] = _build_stages(folder / "build.log")
+        measures["build_e2e"].append(measure)
+        if rebuild:
+            say("distressbench build --force (rebuild)")
+            measure = timed(
+                [str(CLI), "build", str(release), "--warehouse", str(warehouse), "--force"], log=folder / "rebuild.log"
+            )
+            measure.extra["stages"] = _build_stages(folder / "rebuild.log")
+            measures["rebuild"].append(measure)
+        target = warehouse.parent / f"{warehouse.name}.builds" / "dbt-target"
         nodes = _slowest_nodes(target)
-        measure.extra["bootstrap_in_dbt"] = dict(nodes).get("int_bootstrap_resampled", 0.0)
-        measures["dbt_build"].append(measure)
         say("bootstrap")
         measures["bootstrap"].append(
-            timed([str(PYTHON), __file__, "_stage", "bootstrap", str(database)], log=folder / "bootstrap.log")
-        )
-        say("publish")
-        warehouse = folder / "published" / "bench.duckdb"
-        warehouse.parent.mkdir()
-        measures["publish"].append(
             timed(
-                [str(PYTHON), __file__, "_stage", "publish", str(database), str(release), str(warehouse)],
-                log=folder / "publish.log",
+                [str(PYTHON), __file__, "_stage", "bootstrap", str(warehouse.resolve())], log=folder / "bootstrap.log"
             )
         )
-        if e2e:
-            say("distressbench build")
-            measures["build_e2e"].append(
-                timed(
-                    [str(CLI), "build", str(release), "--warehouse", str(folder / "e2e" / "e2e.duckdb")],
-                    log=folder / "build.log",
-                )
-            )
-            shutil.rmtree(folder / "e2e", ignore_errors=True)
+        shutil.rmtree(folder / "e2e", ignore_errors=True)
         say("pandas")
         measures["pandas"].append(
             timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log")
@@ -299,20 +273,15 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
         row[f"{stage}_s"] = _median(measures[stage], "seconds")
         row[f"{stage}_mib"] = _median(measures[stage], "peak_mib")
     # Ratios within each run, then their median.
-    pipeline = [g.seconds + d.seconds for g, d in zip(measures["gate"], measures["dbt_build"], strict=False)]
-    row["pipeline_s"] = statistics.median(pipeline)
-    row["pipeline_mib"] = statistics.median(
-        max(g.peak_mib, d.peak_mib) for g, d in zip(measures["gate"], measures["dbt_build"], strict=False)
-    )
-    row["x_floor"] = statistics.median(p / f.seconds for p, f in zip(pipeline, measures["floor"], strict=False))
-    row["pandas_x_time"] = statistics.median(
-        pd.seconds / p for p, pd in zip(pipeline, measures["pandas"], strict=False)
-    )
-    row["pandas_x_mem"] = statistics.median(
-        pd.peak_mib / max(g.peak_mib, d.peak_mib)
-        for g, d, pd in zip(measures["gate"], measures["dbt_build"], measures["pandas"], strict=False)
-    )
-    row["bootstrap_in_dbt_s"] = statistics.median(m.extra.get("bootstrap_in_dbt", 0.0) for m in measures["dbt_build"])
+    pairs = list(zip(measures["build_e2e"], measures["pandas"], measures["floor"], strict=True))
+    row["build_over_pandas_time"] = statistics.median(b.seconds / p.seconds for b, p, _ in pairs)
+    row["build_over_pandas_mem"] = statistics.median(b.peak_mib / p.peak_mib for b, p, _ in pairs)
+    row["pandas_over_build_time"] = statistics.median(p.seconds / b.seconds for b, p, _ in pairs)
+    row["x_floor"] = statistics.median(b.seconds / f.seconds for b, _, f in pairs)
+    row["stages"] = {
+        name: statistics.median(m.extra["stages"].get(name, 0.0) for m in measures["build_e2e"])
+        for name in BUILD_STAGES
+    }
     row["run_bootstrap_s"] = statistics.median(m.extra.get("run_bootstrap_seconds", 0.0) for m in measures["bootstrap"])
     row["nodes"] = result["nodes"]
     return row
@@ -345,24 +314,32 @@ def _f(value: float | None, digits: int = 1) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """Markdown: seconds (median) and peak MiB per stage, the baselines and the ratios."""
+    """Markdown: seconds (median) and peak MiB per step, the baselines and the ratios."""
     head = (
-        "| size | tasks | models | judge labels | runs | synth s | gate s / MiB | dbt build s / MiB "
-        "| bootstrap s / MiB (in dbt s) | publish s / MiB | `distressbench build` s / MiB | floor s / MiB "
-        "| pandas s / MiB | gate+build s | x floor | pandas / ours: time, memory |"
+        "| size | tasks | models | judge labels | runs | synth s | `gate` s / MiB | `build` (first) s / MiB "
+        "| rebuild s / MiB | floor s / MiB | pandas s / MiB | build / pandas: time, memory | pandas / ours (time) "
+        "| x floor |"
     )
     lines = [head, "|" + "|".join([" --- "] * (head.count("|") - 1)) + "|"]
     for r in rows:
         lines.append(
             f"| {r['label']} | {r['tasks']} | {r['models']} | {r['labels']:,} | {r['runs']} | {_f(r['synth_s'])} "
-            f"| {_f(r['gate_s'])} / {_f(r['gate_mib'], 0)} | {_f(r['dbt_build_s'])} / {_f(r['dbt_build_mib'], 0)} "
-            f"| {_f(r['bootstrap_s'])} / {_f(r['bootstrap_mib'], 0)} ({_f(r['bootstrap_in_dbt_s'])}) "
-            f"| {_f(r['publish_s'])} / {_f(r['publish_mib'], 0)} "
-            f"| {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
+            f"| {_f(r['gate_s'])} / {_f(r['gate_mib'], 0)} | {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
+            f"| {_f(r['rebuild_s'])} / {_f(r['rebuild_mib'], 0)} "
             f"| {_f(r['floor_s'])} / {_f(r['floor_mib'], 0)} | {_f(r['pandas_s'])} / {_f(r['pandas_mib'], 0)} "
-            f"| {_f(r['pipeline_s'])} | {_f(r['x_floor'])} "
-            f"| {_f(r['pandas_x_time'], 2)}x, {_f(r['pandas_x_mem'], 2)}x |"
+            f"| {_f(r['build_over_pandas_time'], 2)}x, {_f(r['build_over_pandas_mem'], 2)}x "
+            f"| {_f(r['pandas_over_build_time'], 2)} | {_f(r['x_floor'])} |"
         )
+    return "\n".join(lines)
+
+
+def profile(rows: list[dict[str, Any]]) -> str:
+    """Markdown: the first build's stage times and the bootstrap alone, per size."""
+    head = "| size | " + " | ".join(BUILD_STAGES) + " | bootstrap alone (run_bootstrap) |"
+    lines = [head, "|" + "|".join([" --- "] * (head.count("|") - 1)) + "|"]
+    for r in rows:
+        stages = " | ".join(_f(r["stages"].get(name)) for name in BUILD_STAGES)
+        lines.append(f"| {r['label']} | {stages} | {_f(r['run_bootstrap_s'])} |")
     return "\n".join(lines)
 
 
@@ -375,7 +352,7 @@ def main() -> int:
     parser.add_argument("--model-scales", default="10", help="model multiples of 25 at 718 tasks ('' for none)")
     parser.add_argument("--runs", type=int, default=3, help="runs per size below 100x")
     parser.add_argument("--runs-100x", type=int, default=1, help="runs at 100x")
-    parser.add_argument("--no-e2e-100x", action="store_true", help="skip `distressbench build` end to end at 100x")
+    parser.add_argument("--rebuild-100x", action="store_true", help="also time the rebuild at 100x")
     parser.add_argument(
         "--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)"
     )
@@ -402,7 +379,7 @@ def main() -> int:
             runs = args.runs_100x if big else args.runs
             print(f"{label}: {tasks} tasks x {models} models, {runs} run(s)", flush=True)
             result = run_size(
-                label, tasks, models, runs, work / label.replace(" ", "-"), e2e=not (big and args.no_e2e_100x)
+                label, tasks, models, runs, work / label.replace(" ", "-"), rebuild=not big or args.rebuild_100x
             )
             rows.append(summarise(result))
             print(table(rows[-1:]), flush=True)
@@ -429,6 +406,8 @@ def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
         f"Machine: {info['nproc']} cores ({info['cpu']}), {info['memory']} memory, Python {info['python']}; "
         f"{info['date']}; load average at the end {info['load']} (the machine is shared).\n\n"
         f"{table(rows)}\n\n"
+        "Stages of the first build (seconds, median):\n\n"
+        f"{profile(rows)}\n\n"
         "Slowest dbt nodes per size (seconds, last run, from dbt's run_results.json):\n\n"
         f"{nodes}\n{end}"
     )

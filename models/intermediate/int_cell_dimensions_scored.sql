@@ -3,28 +3,66 @@
 with
 
 verdicts as (
-    select * from {{ ref('int_verdicts_voted') }}
+    select * from {{ ref('int_verdicts_keyed') }}
+),
+
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
+criteria as (
+    select * from {{ ref('stg_release__criteria') }}
+),
+
+-- grouped by an integer dimension key: a narrower hash table than one keyed by the name
+criterion_dimensions as (
+    select
+        criterion_key,
+        weight,
+        dimension,
+        dense_rank() over (order by dimension) as dimension_key
+    from criteria
+),
+
+dimension_names as (
+    select distinct
+        dimension_key,
+        dimension
+    from criterion_dimensions
 ),
 
 totals as (
     select
-        response_id,
-        model_id,
-        task_id,
-        dimension,
+        verdicts.response_key,
+        criterion_dimensions.dimension_key,
         count(*) as n_criteria,
-        count(*) filter (where is_met) as n_met,
-        cast(sum(weight) as bigint) as weight_total,
-        cast(sum(case when is_met then weight else 0 end) as bigint) as weight_met
+        cast(sum(case when verdicts.is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
+        cast(sum(criterion_dimensions.weight) as {{ dbt.type_bigint() }}) as weight_total,
+        cast(
+            sum(case when verdicts.is_met then criterion_dimensions.weight else 0 end) as {{ dbt.type_bigint() }}
+        ) as weight_met
     from verdicts
-    group by response_id, model_id, task_id, dimension
+    inner join criterion_dimensions
+        on verdicts.criterion_key = criterion_dimensions.criterion_key
+    group by verdicts.response_key, criterion_dimensions.dimension_key
 ),
 
 final as (
     select
-        *,
-        weight_met / weight_total as score
+        responses.response_id,
+        responses.model_id,
+        responses.task_id,
+        dimension_names.dimension,
+        totals.n_criteria,
+        totals.n_met,
+        totals.weight_total,
+        totals.weight_met,
+        totals.weight_met / totals.weight_total as score
     from totals
+    inner join responses
+        on totals.response_key = responses.response_key
+    inner join dimension_names
+        on totals.dimension_key = dimension_names.dimension_key
 )
 
 select * from final

@@ -21,18 +21,18 @@ judge_groups as (
 
 rubric_groups as (
     select
-        judge_groups.response_id,
-        judge_groups.criterion_id,
+        judge_groups.response_key,
+        judge_groups.criterion_key,
         judge_groups.judge_id,
         criteria.dimension,
         judge_groups.n_labels,
         judge_groups.n_met
     from judge_groups
     inner join responses
-        on judge_groups.response_id = responses.response_id
+        on judge_groups.response_key = responses.response_key
     inner join criteria
         on
-            judge_groups.criterion_id = criteria.criterion_id
+            judge_groups.criterion_key = criteria.criterion_key
             and responses.task_id = criteria.task_id
     where not responses.is_empty
 ),
@@ -41,21 +41,21 @@ all_judge_units as (
     select
         true as is_all_judges,
         cast(null as {{ dbt.type_string() }}) as judge_id,
-        response_id,
-        criterion_id,
+        response_key,
+        criterion_key,
         dimension,
         sum(n_labels) as n_labels,
         sum(n_met) as n_met
     from rubric_groups
-    group by response_id, criterion_id, dimension
+    group by response_key, criterion_key, dimension
 ),
 
 judge_units as (
     select
         false as is_all_judges,
         judge_id,
-        response_id,
-        criterion_id,
+        response_key,
+        criterion_key,
         dimension,
         n_labels,
         n_met

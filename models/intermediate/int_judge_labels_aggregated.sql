@@ -1,41 +1,99 @@
-{#- One pass over the judge labels, kept per judge: for every (reply, criterion, judge) that
-    has labels, how many there are, how many say met, and which sample_index values were
-    labelled (sample_mask) and met (met_sample_mask), bit s for sample s. A group holding a
-    sample_index above 62 has null masks (a bigint holds bits 0-62 without the sign). -#}
+{{ config(tags=['built_by_gate']) }}
+{#- The one pass over the judge labels: one row per (response_id, criterion_id, judge_id) that
+    has labels, keyed by the replies' and criteria's surrogate keys (null for a null id, -1 for
+    an id not in the release: all such labels of a judge share one row). It carries what the
+    verdicts need (labels, labels met), which samples were labelled and met (bit s of the masks
+    for sample_index s in 0..62; the masks are null for a group holding any other, or a null,
+    sample_index) and what the gate's label checks count (nulls, negative sample indexes).
+    Only what the verdicts, the judge-reliability marts and the gate read: every aggregate
+    here costs time on every label. The release build runs this SQL in the gate, which checks
+    its rows before dbt builds on them. -#}
 with
 
 judge_labels as (
     select * from {{ ref('stg_release__judge_labels') }}
 ),
 
-aggregated as (
-    select
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
+criteria as (
+    select * from {{ ref('stg_release__criteria') }}
+),
+
+response_index as (
+    select distinct
         response_id,
+        response_key
+    from responses
+    where response_id is not null
+),
+
+criterion_index as (
+    select distinct
         criterion_id,
+        criterion_key
+    from criteria
+    where criterion_id is not null
+),
+
+keyed as (
+    -- the keys first, then one group-by on integers (cheaper than grouping the string ids)
+    select
+        case
+            when judge_labels.response_id is not null then coalesce(response_index.response_key, -1)
+        end as response_key,
+        case
+            when judge_labels.criterion_id is not null then coalesce(criterion_index.criterion_key, -1)
+        end as criterion_key,
+        judge_labels.judge_id,
+        judge_labels.sample_index,
+        judge_labels.is_met
+    from judge_labels
+    left join response_index
+        on judge_labels.response_id = response_index.response_id
+    left join criterion_index
+        on judge_labels.criterion_id = criterion_index.criterion_id
+),
+
+grouped as (
+    select
+        response_key,
+        criterion_key,
         judge_id,
         count(*) as n_labels,
-        sum(case when is_met then 1 else 0 end) as n_met,
-        max(sample_index) as max_sample_index,
+        cast(sum(case when is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
+        sum(case when sample_index between 0 and 62 then 0 else 1 end) as n_outside_mask,
         bit_or(
-            case when sample_index <= 62 then {{ sample_bit('sample_index') }} end
-        ) as sample_mask,
+            case when sample_index between 0 and 62 then cast(power(2, sample_index) as {{ dbt.type_bigint() }}) end
+        ) as any_sample_mask,
         bit_or(
-            case when sample_index <= 62 and is_met then {{ sample_bit('sample_index') }} else 0 end
-        ) as met_sample_mask
-    from judge_labels
-    group by response_id, criterion_id, judge_id
+            case
+                when is_met and sample_index between 0 and 62
+                    then cast(power(2, sample_index) as {{ dbt.type_bigint() }})
+            end
+        ) as any_met_sample_mask,
+        count(*) - count(sample_index) as n_null_sample_index,
+        count(*) - count(is_met) as n_null_met,
+        cast(sum(case when sample_index < 0 then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_negative_sample_index
+    from keyed
+    group by response_key, criterion_key, judge_id
 ),
 
 final as (
     select
-        response_id,
-        criterion_id,
+        response_key,
+        criterion_key,
         judge_id,
-        cast(n_labels as {{ dbt.type_bigint() }}) as n_labels,
-        cast(n_met as {{ dbt.type_bigint() }}) as n_met,
-        case when max_sample_index <= 62 then sample_mask end as sample_mask,
-        case when max_sample_index <= 62 then met_sample_mask end as met_sample_mask
-    from aggregated
+        n_labels,
+        n_met,
+        case when n_outside_mask = 0 then any_sample_mask end as sample_mask,
+        case when n_outside_mask = 0 then coalesce(any_met_sample_mask, 0) end as met_sample_mask,
+        n_null_sample_index,
+        n_null_met,
+        n_negative_sample_index
+    from grouped
 )
 
 select * from final

@@ -28,11 +28,11 @@ model_scores as (
 
 rubric_pairs as (
     select
-        responses.response_id,
+        responses.response_key,
         responses.model_id,
         responses.task_id,
         responses.is_empty as is_empty_reply,
-        criteria.criterion_id,
+        criteria.criterion_key,
         criteria.weight
     from responses
     inner join criteria
@@ -61,8 +61,8 @@ subset_votes as (
     select
         judge_id,
         cast(null as {{ dbt.type_int() }}) as sample_index,
-        response_id,
-        criterion_id,
+        response_key,
+        criterion_key,
         n_labels,
         n_met
     from judge_groups
@@ -70,8 +70,8 @@ subset_votes as (
     select
         judge_groups.judge_id,
         judge_samples.sample_index,
-        judge_groups.response_id,
-        judge_groups.criterion_id,
+        judge_groups.response_key,
+        judge_groups.criterion_key,
         cast(1 as {{ dbt.type_bigint() }}) as n_labels,
         cast(
             case
@@ -90,7 +90,7 @@ subset_verdicts as (
     select
         subset_votes.judge_id,
         subset_votes.sample_index,
-        rubric_pairs.response_id,
+        rubric_pairs.response_key,
         rubric_pairs.model_id,
         rubric_pairs.task_id,
         rubric_pairs.weight,
@@ -98,8 +98,8 @@ subset_verdicts as (
     from subset_votes
     inner join rubric_pairs
         on
-            subset_votes.response_id = rubric_pairs.response_id
-            and subset_votes.criterion_id = rubric_pairs.criterion_id
+            subset_votes.response_key = rubric_pairs.response_key
+            and subset_votes.criterion_key = rubric_pairs.criterion_key
 ),
 
 subsets as (

@@ -1,6 +1,11 @@
-{#- verdict(response, criterion): met when more than half of its judge labels are met.
-    A tie reads as var('verdict_tie_rule'); an empty reply meets nothing. -#}
+{{ config(materialized='view') }}
+{#- The verdicts (int_verdicts_keyed, where they are defined) with the ids of the reply,
+    model, task and criterion joined back: a view inside the warehouse file. -#}
 with
+
+verdicts as (
+    select * from {{ ref('int_verdicts_keyed') }}
+),
 
 responses as (
     select * from {{ ref('stg_release__responses') }}
@@ -10,21 +15,7 @@ criteria as (
     select * from {{ ref('stg_release__criteria') }}
 ),
 
-judge_labels as (
-    select * from {{ ref('stg_release__judge_labels') }}
-),
-
-votes as (
-    select
-        response_id,
-        criterion_id,
-        count(*) as n_labels,
-        count(*) filter (where is_met) as n_met
-    from judge_labels
-    group by response_id, criterion_id
-),
-
-rubric_pairs as (
+final as (
     select
         responses.response_id,
         responses.model_id,
@@ -32,28 +23,17 @@ rubric_pairs as (
         responses.is_empty as is_empty_reply,
         criteria.criterion_id,
         criteria.dimension,
-        criteria.weight
-    from responses
+        criteria.weight,
+        verdicts.n_labels,
+        verdicts.n_met,
+        verdicts.is_met,
+        verdicts.response_key,
+        verdicts.criterion_key
+    from verdicts
+    inner join responses
+        on verdicts.response_key = responses.response_key
     inner join criteria
-        on responses.task_id = criteria.task_id
-),
-
-voted as (
-    select
-        rubric_pairs.*,
-        coalesce(votes.n_labels, 0) as n_labels,
-        coalesce(votes.n_met, 0) as n_met
-    from rubric_pairs
-    left join votes
-        on rubric_pairs.response_id = votes.response_id
-            and rubric_pairs.criterion_id = votes.criterion_id
-),
-
-final as (
-    select
-        *,
-        {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met
-    from voted
+        on verdicts.criterion_key = criteria.criterion_key
 )
 
 select * from final

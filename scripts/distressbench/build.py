@@ -1,4 +1,21 @@
-"""`distressbench build`: gate, build into a new file, audit, publish atomically, log.
+"""`distressbench build`: write, audit, publish: gate into a new file, dbt, verify, audit, publish.
+
+Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
+
+1. prepare -- take the build lock, clear what an earlier build left behind;
+2. gate -- the file checks (manifest, sha256, Arrow schemas), then the staging layer built
+   into the unpublished file `building.duckdb` (distressbench.staging: the staging tables and
+   int_judge_labels_aggregated, the one pass over the judge labels) and every value check
+   on what was built there (gate_values, Great Expectations over frames DuckDB derives);
+3. publish check -- a release id already published with other content needs --force;
+4. history -- the results of the releases published before are carried into the file;
+5. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
+   checked (it never reads the release folder);
+6. verify -- the manifest is the one read before the gate and every file still has its
+   sha256: what is published is what was checked;
+7. audit -- row counts reconcile with the manifest, the publication record is written and
+   the file reopens read-only;
+8. publish -- one atomic rename of a symlink.
 
 The published warehouse path is a symlink to one immutable, fully built database file in
 `<name>.builds/` (keyed by the full file name, so `w.duckdb` and `w.db` in one folder never
@@ -14,13 +31,14 @@ What is published is read from the published file itself (its table
 can never disagree with the symlink; `<name>.published_releases.jsonl` is a convenience
 copy, rewritten from that table by every build.
 
-Speed: the work folder and the database path dbt sees are the same for every build (builds
-are serialised by the lock) and dbt keeps its target folder `<name>.builds/dbt-target/`
-between builds, so dbt parses the project partially instead of from scratch. The release
-build leaves out dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest
-run them), the staging tests tagged `gate_guaranteed` (the gate has just checked the
-same keys on the same files) and the tests tagged `implied_upstream` (a key an upstream
-test already checks on the same rows).
+Speed: the work folder, the database path and the (empty) release path dbt sees are the
+same for every build (builds are serialised by the lock) and dbt keeps its target folder
+`<name>.builds/dbt-target/` between builds, so dbt parses the project partially instead of
+from scratch. The release build leaves out the models the gate built (tag `built_by_gate`),
+dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest run them), the
+tests tagged `gate_guaranteed` (the gate has just checked the same keys on the same rows)
+and the tests tagged `implied_upstream` (a key an upstream test already checks on the same
+rows).
 """
 
 from __future__ import annotations
@@ -33,6 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,20 +62,24 @@ import duckdb
 
 from distressbench import contract, paths
 from distressbench.history import carry_forward
-from distressbench.manifest import manifest_sha256, read_manifest
+from distressbench.manifest import manifest_sha256, read_manifest, sha256_of
 
 KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
 # What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
+# `--indirect-selection empty`: leaving out a model the gate built does not leave out the tests
+# that read it (a project's own singular tests still run); the tests the gate guarantees are
+# left out by their tag.
 DBT_RELEASE_EXCLUDES = (
-    "--exclude-resource-type",
-    "unit_test",
-    "--exclude",
-    "tag:gate_guaranteed",
-    "tag:implied_upstream",
+    "--exclude-resource-type", "unit_test", "--indirect-selection", "empty",
+    "--exclude", "tag:built_by_gate", "tag:gate_guaranteed", "tag:implied_upstream",
 )
+# What dbt sees as the release folder in a release build: nothing there. The gate has built
+# the staging layer into the file; dbt reads only that (and a constant path keeps dbt's
+# partial parsing across releases).
+NO_RELEASE = "release-is-read-by-the-gate"
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
@@ -200,13 +223,15 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
             path.unlink(missing_ok=True)
 
 
-def run_dbt(release_dir: Path, database: Path, *, log_dir: Path, target_dir: Path | None = None) -> None:
-    """`dbt build` of the project into `database`, reading `release_dir`, without the unit
-    tests and the gate-guaranteed staging tests. `target_dir` (default: under `log_dir`)
-    is dbt's target folder; a folder kept between builds lets dbt parse partially."""
+def run_dbt(database: Path, *, log_dir: Path, target_dir: Path | None = None) -> None:
+    """`dbt build` of the project into `database`, on the staging layer the gate built there,
+    without the models the gate built, the unit tests and the tests the gate or an upstream
+    test guarantees. `target_dir` (default: under `log_dir`) is dbt's target folder; a folder
+    kept between builds lets dbt parse partially."""
     env = {
         **os.environ,
-        "DISTRESSBENCH_RELEASE": str(release_dir),
+        "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
+        "DISTRESSBENCH_MEMORY_LIMIT": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "2GB"),
         "DISTRESSBENCH_BUILD_DB": str(database),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_USE_COLORS": "false",
@@ -260,9 +285,14 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
             listed = files.get(contract.file_name(table))
             if listed is None:
                 continue
-            (rows,) = connection.execute(f"select count(*) from staging.stg_release__{table}").fetchone()
+            relation, count = (
+                ("intermediate.int_judge_labels_aggregated", "coalesce(sum(n_labels), 0)")
+                if table == "judge_labels"
+                else (f"staging.stg_release__{table}", "count(*)")
+            )
+            (rows,) = connection.execute(f"select {count} from {relation}").fetchone()
             if rows != listed["rows"]:
-                problems.append(f"staging.stg_release__{table} has {rows} rows, the manifest says {listed['rows']}")
+                problems.append(f"{relation} counts {rows} rows, the manifest says {listed['rows']}")
         n_tasks = files[contract.file_name("tasks")]["rows"]
         n_models = files[contract.file_name("models")]["rows"]
         (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
@@ -284,6 +314,26 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
         ).fetchone()
     if recorded != release_id:
         raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
+
+
+def verify_release_unchanged(release_dir: Path, manifest_digest: str) -> None:
+    """Publish exactly what was checked: the manifest is the one read before the gate, and
+    every file it lists still has the sha256 it lists (the gate checked the same before it
+    read the files into the warehouse). Files are hashed two at a time."""
+    if manifest_sha256(release_dir) != manifest_digest:
+        raise StageFailed(
+            "verify", f"{contract.MANIFEST} changed while the release was being built; nothing was published"
+        )
+    files = read_manifest(release_dir)["files"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        digests = dict(zip(files, pool.map(lambda name: sha256_of(release_dir / name), files), strict=True))
+    changed = [name for name, entry in files.items() if digests[name] != entry["sha256"]]
+    if changed:
+        raise StageFailed(
+            "verify",
+            f"{len(changed)} release file(s) changed after the gate read them: {', '.join(changed)} "
+            "(sha256 no longer the manifest's); the build is refused, nothing was published",
+        )
 
 
 def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
@@ -342,9 +392,14 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             scratch = layout.builds_dir / WORK_FOLDER
             scratch.mkdir()
+        digest = manifest_sha256(release_dir) if (release_dir / contract.MANIFEST).is_file() else ""
+        building = scratch / BUILDING_FILE
+        stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
         with _stage("gate"):
+            # the file checks, then the staging layer built into the unpublished file and the
+            # value checks on what was built there
             report_path = scratch / "gate-report.json"
-            report = run_gate(release_dir, report_path=report_path, echo=False)
+            report = run_gate(release_dir, report_path=report_path, echo=False, database=building)
             if not report.passed:
                 failures = [c.message for c in report.checks if not c.passed]
                 raise StageFailed(
@@ -356,7 +411,6 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             _say(f"[gate] {len(report.checks)} checks passed")
         with _stage("publish check"):
             release_id = str(read_manifest(release_dir)["release"])
-            digest = manifest_sha256(release_dir)
             previous = next((r for r in reversed(history) if r["release_id"] == release_id), None)
             current = layout.current_build()
             if previous is not None and not force:
@@ -370,13 +424,15 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                     _say(f"release {release_id} is already published with identical content: nothing to do")
                     remove_stale_files(layout, history)
                     return current, False
-        building = scratch / BUILDING_FILE
         database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
-        stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
         with _stage("history"):
+            # the results of the releases published before, carried into the unpublished file
+            # (which the gate has created) for the history staging models dbt builds next
             carry_forward(layout.current_build(), building)
         with _stage("dbt build"):
-            run_dbt(release_dir, building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
+            run_dbt(building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
+        with _stage("verify"):
+            verify_release_unchanged(release_dir, digest)
         record = {
             "release_id": release_id,
             "manifest_sha256": digest,

@@ -16,127 +16,119 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
+import threading
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from distressbench import contract, staging
+from distressbench.gate_files import check_manifest, check_schemas
+from distressbench.gate_types import CheckResult, GateReport, Recorder, listing, quote
+
+if TYPE_CHECKING:
+    from distressbench.gate_gx import GxRunner
+
+__all__ = ["CheckResult", "GateReport", "Recorder", "listing", "quote", "run_gate"]
 
 STAGES = ("manifest", "schema", "values")
+MEMORY_LIMIT = "2GB"  # DuckDB spills beyond it (the build stays within a quarter of the pandas baseline)
 
 
-@dataclass
-class CheckResult:
-    """The outcome of one check. n_failed counts offending rows (or files, columns, ...)."""
+def _gx_runner_in_background() -> Callable[[], GxRunner]:
+    """Import Great Expectations and set up its context in a thread (DuckDB releases the GIL
+    while it builds the staging tables); the returned call waits for it."""
+    outcome: dict[str, Any] = {}
 
-    check: str
-    stage: str
-    passed: bool
-    table: str | None
-    column: str | None
-    n_failed: int
-    examples: list[str]
-    message: str
+    def load() -> None:
+        try:
+            from distressbench.gate_gx import GxRunner
 
-    @property
-    def where(self) -> str:
-        if self.table and self.column:
-            return f"{self.table}.{self.column}"
-        if self.column and self.stage == "manifest":
-            return f"manifest.{self.column}"
-        return self.table or self.column or ""
+            outcome["runner"] = GxRunner.shared()
+        except BaseException as error:  # handed to the caller, which raises it
+            outcome["error"] = error
 
-    @property
-    def label(self) -> str:
-        """Check name and location, e.g. 'weight_range criteria.weight'."""
-        return f"{self.check} {self.where}".rstrip()
+    thread = threading.Thread(target=load, name="gx-setup", daemon=True)
+    thread.start()
 
-    def line(self) -> str:
-        return f"PASS {self.label}" if self.passed else f"FAIL {self.label}: {self.message}"
+    def wait() -> GxRunner:
+        thread.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["runner"]
+
+    return wait
 
 
-@dataclass
-class GateReport:
-    release_dir: str
-    passed: bool
-    checks: list[CheckResult]
-    skipped: list[str] = field(default_factory=list)
-    release_id: str | None = None
-    seconds: float = 0.0
-
-    @property
-    def failures(self) -> list[CheckResult]:
-        return [c for c in self.checks if not c.passed]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "release_dir": self.release_dir,
-            "release_id": self.release_id,
-            "passed": self.passed,
-            "n_checks": len(self.checks),
-            "n_failed": len(self.failures),
-            "seconds": round(self.seconds, 3),
-            "checks": [asdict(c) | {"label": c.label} for c in self.checks],
-            "skipped": list(self.skipped),
-        }
-
-
-class Recorder:
-    """Collects check results (and skips) and echoes each as one line."""
-
-    def __init__(self, echo: bool) -> None:
-        self.checks: list[CheckResult] = []
-        self.skipped: list[str] = []
-        self._echo = echo
-
-    def add(self, result: CheckResult) -> None:
-        self.checks.append(result)
-        if self._echo:
-            print(result.line(), flush=True)
-
-    def skip(self, what: str, reason: str, checks: list[str] | None = None) -> None:
-        """A check (or group of checks, listed in the report) that could not run."""
-        self.skipped.append(f"{what}: {reason}" + (f" [{', '.join(checks)}]" if checks else ""))
-        if self._echo:
-            print(f"SKIP {what}: {reason}", flush=True)
-
-    def passed(self, check: str, stage: str, table: str | None = None, column: str | None = None) -> None:
-        self.add(CheckResult(check, stage, True, table, column, 0, [], "ok"))
-
-    def failed(
-        self,
-        check: str,
-        stage: str,
-        table: str | None,
-        column: str | None,
-        n_failed: int,
-        examples: list[str],
-        message: str,
-    ) -> None:
-        self.add(CheckResult(check, stage, False, table, column, n_failed, examples, message))
+def _build_staging(
+    con: duckdb.DuckDBPyConnection,
+    tmp: Path,
+    release_dir: Path,
+    valid_tables: dict[str, Path],
+    manifest_ok: bool,
+    rec: Recorder,
+) -> dict[str, str]:
+    """Build the staging layer from the tables that passed the schema stage; one `readable`
+    check per model (building it reads and decodes every page of every column). Returns the
+    tables that could not be built, with DuckDB's error."""
+    manifest = release_dir / contract.MANIFEST if manifest_ok else None
+    links = tmp / "release"
+    registered = staging.register_sources(con, links, valid_tables, manifest)
+    failed = {
+        model: error.replace(str(links), str(release_dir))  # name the release's file, not our link to it
+        for model, error in staging.build(con, registered).items()
+    }
+    unreadable: dict[str, str] = {}
+    for model in staging.MODELS:
+        table = model.reads[0]
+        if table == "manifest" and not manifest_ok or table != "manifest" and table not in valid_tables:
+            continue
+        file = contract.MANIFEST if table == "manifest" else contract.file_name(table)
+        if model.name in failed:
+            unreadable[table] = failed[model.name]
+            rec.failed("readable", "values", table, "*", 1, [file],
+                       f"{file} cannot be read in full (every page of every column is decoded, text as UTF-8): "
+                       f"{failed[model.name]}")
+        else:
+            rec.passed("readable", "values", table, "*")
+    return unreadable
 
 
-def quote(text: str) -> str:
-    """A string as the gate shows it: double-quoted, escapes visible, Unicode kept."""
-    return json.dumps(text, ensure_ascii=False)
+def run_gate(
+    release_dir: Path, report_path: Path | None = None, *, echo: bool = True, database: Path | None = None
+) -> GateReport:
+    """Check a release folder against the contract; print one line per check; write the JSON report.
 
-
-def listing(examples: list[str], total: int) -> str:
-    """'a, b, c' plus how many more there are than the examples shown."""
-    more = total - len(examples)
-    return ", ".join(examples) + (f" and {more} more" if more > 0 else "")
-
-
-def run_gate(release_dir: Path, report_path: Path | None = None, *, echo: bool = True) -> GateReport:
-    """Check a release folder against the contract; print one line per check; write the JSON report."""
-    from distressbench.gate_files import check_manifest, check_schemas
-    from distressbench.gate_values import check_values
-
+    The staging layer (distressbench.staging) is built in memory, or into `database` (the
+    build's unpublished warehouse file), and the value checks run on what was built there."""
     started = time.perf_counter()
+    runner = _gx_runner_in_background()  # GX's import and set-up overlap the file checks and staging
     release_dir = Path(release_dir)
     recorder = Recorder(echo)
     release_id = check_manifest(release_dir, recorder)
     valid_tables = check_schemas(release_dir, recorder)
-    check_values(release_dir, valid_tables, recorder)
+    with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
+        config = {
+            "memory_limit": MEMORY_LIMIT,
+            "temp_directory": str(Path(tmp) / "spill"),
+            "preserve_insertion_order": False,
+        }
+        con = duckdb.connect(str(database) if database is not None else ":memory:", config=config)
+        try:
+            # the manifest's staging model reads its header fields: only a manifest that passed
+            # every manifest check is built (a failed one is already reported by name)
+            manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
+            unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, manifest_ok, recorder)
+            from distressbench.gate_values import check_values
+
+            check_values(con, release_dir, valid_tables, recorder, runner(), unreadable)
+            if database is not None:
+                con.execute("checkpoint")
+        finally:
+            con.close()
     report = GateReport(
         release_dir=str(release_dir),
         passed=all(c.passed for c in recorder.checks) and bool(recorder.checks),

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distressbench import contract
-from distressbench.gate import Recorder, listing, quote
+from distressbench.gate_types import Recorder, listing, quote
 from distressbench.manifest import file_kind, parquet_rows, read_manifest, sha256_of
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")

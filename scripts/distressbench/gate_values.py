@@ -17,7 +17,6 @@ Every check reads only tables that passed the schema stage; the others are skipp
 from __future__ import annotations
 
 import math
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +25,11 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from distressbench import contract
-from distressbench.gate import Recorder, listing, quote
+from distressbench import contract, staging
 from distressbench.gate_gx import N_EXAMPLES, GxRunner, Outcome, gx
+from distressbench.gate_types import Recorder, listing, quote
 
 STAGE = "values"
-MEMORY_LIMIT = "3GB"
 ROW = "file_row_number"
 LABEL_KEY = ("response_id", "criterion_id", "judge_id", "sample_index")
 CALIBRATION_KEY = ("response_id", "criterion_id", "annotator_id")
@@ -171,12 +169,21 @@ def _message(
 
 def _not_null(table: str, column: str, frame_column: str | None = None) -> Rule:
     target = frame_column or column
-    return Rule("not_null", table, column, lambda: E.ExpectColumnValuesToNotBeNull(column=target),
-                "row", "rows", f"with a null {column}", with_row=True)
+    return Rule(
+        "not_null",
+        table,
+        column,
+        lambda: E.ExpectColumnValuesToNotBeNull(column=target),
+        "row",
+        "rows",
+        f"with a null {column}",
+        with_row=True,
+    )
 
 
 def _unique(table: str, columns: tuple[str, ...]) -> Rule:
     name = columns[0] if len(columns) == 1 else "(" + ", ".join(columns) + ")"
+
     def factory() -> Any:
         if len(columns) == 1:
             return E.ExpectColumnValuesToBeUnique(column=columns[0])
@@ -186,8 +193,15 @@ def _unique(table: str, columns: tuple[str, ...]) -> Rule:
 
 
 def _non_empty(table: str, column: str, length_column: str, unit: str, units: str) -> Rule:
-    return Rule("non_empty", table, column, lambda: E.ExpectColumnValuesToBeBetween(column=length_column, min_value=1),
-                unit, units, f"with an empty {column}")
+    return Rule(
+        "non_empty",
+        table,
+        column,
+        lambda: E.ExpectColumnValuesToBeBetween(column=length_column, min_value=1),
+        unit,
+        units,
+        f"with an empty {column}",
+    )
 
 
 def _clinician_count(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[str], str]:
@@ -199,6 +213,13 @@ def _clinician_count(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[s
         f"{n} models have kind 'clinician_reference'; the contract wants exactly one; model_id: {listing(examples, n)}"
     )
     return n, examples, message
+
+
+def _at_least_one(what: str, rule: str) -> Callable[[Outcome, pd.DataFrame], tuple[int, list[str], str]]:
+    def describe(outcome: Outcome, frame: pd.DataFrame) -> tuple[int, list[str], str]:
+        return 1, [], f"the release has no {what}; the contract wants {rule}"
+
+    return describe
 
 
 def frames() -> tuple[Frame, ...]:
@@ -218,6 +239,16 @@ def frames() -> tuple[Frame, ...]:
                 _not_null("tasks", "n_user_turns"),
                 _not_null("tasks", "reference_response", "reference_length"),
                 _unique("tasks", ("task_id",)),
+                Rule(
+                    "has_tasks",
+                    "tasks",
+                    "task_id",
+                    lambda: E.ExpectTableRowCountToBeBetween(min_value=1),
+                    "task",
+                    "tasks",
+                    "",
+                    describe=_at_least_one("task", "at least one task"),
+                ),
                 Rule(
                     "known_subcategory",
                     "tasks",
@@ -413,6 +444,24 @@ def frames() -> tuple[Frame, ...]:
             ),
         ),
         Frame(
+            "ranked_models",
+            ("models",),
+            f"select {ROW}, model_id from models where kind = 'model' order by {ROW}",
+            ("model_id",),
+            (
+                Rule(
+                    "has_ranked_model",
+                    "models",
+                    "kind",
+                    lambda: E.ExpectTableRowCountToBeBetween(min_value=1),
+                    "model",
+                    "models",
+                    "",
+                    describe=_at_least_one("model of kind 'model'", "at least one ranked model (kind 'model')"),
+                ),
+            ),
+        ),
+        Frame(
             "clinician_references",
             ("models",),
             f"select {ROW}, model_id from models where kind = 'clinician_reference' order by {ROW}",
@@ -518,13 +567,15 @@ DERIVED: tuple[Derived, ...] = (
     Derived(
         "response_index",
         ("responses",),
-        "select response_id, task_id, (row_number() over ())::integer as rid from response_keys",
+        "select response_id, response_key, min(task_id) as task_id from staging.stg_release__responses "
+        "where response_id is not null group by response_id, response_key",
         materialize=True,
     ),
     Derived(
         "criterion_index",
         ("criteria",),
-        "select criterion_id, task_id, (row_number() over ())::integer as cid from criterion_keys",
+        "select criterion_id, criterion_key, min(task_id) as task_id from staging.stg_release__criteria "
+        "where criterion_id is not null group by criterion_id, criterion_key",
         materialize=True,
     ),
     Derived(
@@ -587,92 +638,133 @@ DERIVED: tuple[Derived, ...] = (
     ),
 )
 
-# judge_labels is read in three passes: a per-judge profile, the aggregate to (reply, criterion)
-# pairs on integer ids (label_pairs), and the null / sample_index counts. Each pair carries a
-# 64-bit mask of its (judge, sample) slots: when every judge and sample_index fits in 64
-# slots, a pair repeats a (judge_id, sample_index) exactly when it has more labels than set
-# bits, so the uniqueness of the full key needs no aggregate over every label. Otherwise, or
-# when labels point at unknown replies or criteria, the exact full-key aggregate runs.
-JUDGE_PROFILE_SQL = """
-select judge_id,
-       count(*) filter (where response_id is null or criterion_id is null or sample_index is null) as n_null_keys,
-       min(sample_index) as lo, max(sample_index) as hi
-from judge_labels group by judge_id limit 65
-"""
-LABEL_PAIRS_SQL = """
-create temp table label_pairs as
-select (coalesce(r.rid, 0)::bigint << 32) | coalesce(c.cid, 0) as pair,
-       count(*)::integer as n_labels,
-       {slots} as slots,
-       bool_and(r.task_id = c.task_id) as same_task
-from judge_labels l {judge_join}
-left join response_index r on r.response_id = l.response_id
-left join criterion_index c on c.criterion_id = l.criterion_id
-where l.response_id is not null and l.criterion_id is not null
-group by pair
-"""
-SLOTS = "bit_or((1::ubigint) << (j.judge_no * s.width + l.sample_index)::ubigint)"
-SLOTS_JOIN = "join judge_index j on j.judge_id = l.judge_id cross join label_slots s"
-LABEL_DUP_KEYS = """
-select l.response_id, l.criterion_id, l.judge_id, l.sample_index, count(*) as n from judge_labels l {restrict}
-where l.response_id is not null and l.criterion_id is not null and l.judge_id is not null and l.sample_index is not null
-group by l.response_id, l.criterion_id, l.judge_id, l.sample_index having count(*) > 1
-"""
-SLOT_CANDIDATES = """
-semi join (
-    select r.response_id, c.criterion_id from label_pairs p
-    join response_index r on r.rid = (p.pair >> 32)::integer
-    join criterion_index c on c.cid = (p.pair & 4294967295)::integer
-    where bit_count(p.slots) < p.n_labels
-) k on k.response_id = l.response_id and k.criterion_id = l.criterion_id
-"""
-
+# judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.staging
+# before these checks): one row per (reply, criterion, judge) with its label counts, sample
+# masks, nulls and negative sample indexes and surrogate keys (null for a null id, -1 for an
+# id not in the release); label_ids adds whether the criterion is of the reply's task. Every
+# label check counts on those rows. Only a failing check reads the raw file again, for example rows; a
+# repeated (judge, sample) shows as more labels than mask bits, so only groups that may
+# repeat one (or whose sample indexes fall outside the mask) are re-read exactly.
+NO_RESPONSE_ID = "response_key is null"
+NO_CRITERION_ID = "criterion_key is null"
+FULL_KEY = "response_key is not null and criterion_key is not null and judge_id is not null"
+DUP_CANDIDATE = (
+    f"{FULL_KEY} and n_labels - n_null_sample_index > "
+    "case when sample_mask is null then 1 else bit_count(sample_mask) end"
+)
 LABEL_VIEWS: tuple[Derived, ...] = (
-    # rid / cid 0: the label's response_id / criterion_id is not in responses / criteria.
+    Derived("label_groups", ("judge_labels",), "select * from intermediate.int_judge_labels_aggregated"),
     Derived(
         "label_ids",
         ("judge_labels", "responses", "criteria"),
-        "select (pair >> 32)::integer as rid, (pair & 4294967295)::integer as cid, n_labels, slots, same_task "
-        "from label_pairs",
+        "select g.response_key, g.criterion_key, g.n_labels, r.task_id = c.task_id as is_same_task "
+        "from label_groups g left join response_index r on r.response_key = g.response_key "
+        "left join criterion_index c on c.criterion_key = g.criterion_key",
+        materialize=True,
     ),
-    Derived(
-        "label_refs",
-        ("judge_labels", "responses", "criteria"),
-        "select p.rid, p.cid, p.n_labels, p.same_task, r.response_id, c.criterion_id, "
-        "r.task_id as response_task, c.task_id as criterion_task "
-        "from label_ids p left join response_index r on r.rid = p.rid left join criterion_index c on c.cid = p.cid",
-    ),
+    # per reply; read only for the examples of a failing labels_complete (a view is lazy)
     Derived(
         "label_coverage",
         ("judge_labels", "responses", "criteria"),
-        "select r.response_id, r.rid, r.task_id, coalesce(tc.n_ids, 0) as n_expected, "
-        "coalesce(v.n_labeled, 0) as n_labeled "
-        "from response_index r left join task_criteria tc on tc.task_id = r.task_id "
-        "left join (select rid, count(*) as n_labeled from label_ids where same_task group by rid) v on v.rid = r.rid",
+        "select r.response_id, r.response_key, r.task_id, coalesce(tc.n_ids, 0) as n_expected, "
+        "coalesce(v.n_labeled, 0) as n_labeled from response_index r "
+        "left join task_criteria tc on tc.task_id = r.task_id left join ("
+        "select response_key, count(distinct criterion_key) as n_labeled from label_ids where is_same_task "
+        "group by response_key) v on v.response_key = r.response_key",
+    ),
+    # the same in total: (reply, criterion of its task) pairs against those with a label. A
+    # labelled pair is one row per judge, so with one judge the rows are the pairs.
+    Derived(
+        "label_totals",
+        ("judge_labels", "responses", "criteria"),
+        "with judges as (select count(distinct judge_id) as n from label_groups), "
+        "single as (select count(*) as n from label_ids where is_same_task "
+        "and (select n from judges) <= 1), "
+        "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
+        "where is_same_task and (select n from judges) > 1)) "
+        "select (select coalesce(sum(tc.n_ids), 0) from response_index r "
+        "inner join task_criteria tc on tc.task_id = r.task_id) as n_expected, "
+        "(select n from single) + (select n from several) as n_labeled",
+        materialize=True,
     ),
 )
-
+LABEL_DUP_KEYS = """
+select l.response_id, l.criterion_id, l.judge_id, l.sample_index, count(*) as n from judge_labels l
+semi join (
+    select r.response_id, c.criterion_id, g.judge_id from (select * from label_groups where {candidate}) g
+    inner join response_index r on r.response_key = g.response_key
+    inner join criterion_index c on c.criterion_key = g.criterion_key
+) k
+    on k.response_id = l.response_id and k.criterion_id = l.criterion_id and k.judge_id = l.judge_id
+where l.sample_index is not null
+group by l.response_id, l.criterion_id, l.judge_id, l.sample_index having count(*) > 1
+"""
+LABEL_DUP_KEYS_UNKEYED = """
+select response_id, criterion_id, judge_id, sample_index, count(*) as n from judge_labels
+where response_id is not null and criterion_id is not null and judge_id is not null and sample_index is not null
+group by response_id, criterion_id, judge_id, sample_index having count(*) > 1
+"""
 MISSING_LABELS_SQL = f"""
 with r as (
-    select response_id, rid, task_id from label_coverage where n_labeled < n_expected
+    select response_id, response_key, task_id from label_coverage where n_labeled < n_expected
     order by response_id limit {N_EXAMPLES}
 )
 select r.response_id, c.criterion_id from r join criterion_index c on c.task_id = r.task_id
-anti join label_ids p on p.rid = r.rid and p.cid = c.cid
+anti join label_ids p on p.response_key = r.response_key and p.criterion_key = c.criterion_key and p.is_same_task
 order by r.response_id, c.criterion_id limit {N_EXAMPLES}
 """
-SAME_TASK = "rid <> 0 and cid <> 0 and not same_task"
 DANGLING_LABELS_SQL = f"""
 select l.response_id, l.criterion_id, count(*) as n_labels from judge_labels l
 anti join {{index}} x on x.{{column}} = l.{{column}}
 where l.response_id is not null and l.criterion_id is not null
 group by l.response_id, l.criterion_id order by l.response_id, l.criterion_id limit {N_EXAMPLES}
 """
+DANGLING_RESPONSE = "response_key = -1 and criterion_key is not null"
+DANGLING_CRITERION = "criterion_key = -1 and response_key is not null"
+SAME_TASK = "is_same_task = false"
+SAME_TASK_LABELS_SQL = f"""
+select r.response_id, c.criterion_id, c.task_id as criterion_task, r.task_id as response_task from label_ids g
+inner join response_index r on r.response_key = g.response_key
+inner join criterion_index c on c.criterion_key = g.criterion_key
+where {SAME_TASK} order by r.response_id, c.criterion_id limit {N_EXAMPLES}
+"""
+
+
+def _label_probe(check: str, column: str, bad: str, rows: str, raw_bad: str, problem: str, with_row: bool) -> Probe:
+    """A check on the label groups whose examples are rows of the raw file."""
+    columns = ", ".join(((ROW,) if with_row else ()) + LABEL_KEY)
+    order = ROW if with_row else ", ".join(LABEL_KEY)
+    return Probe(
+        check,
+        "judge_labels",
+        column,
+        ("judge_labels",),
+        "label_groups",
+        bad,
+        LABEL_KEY,
+        "judge label" if not with_row else "row",
+        "judge labels" if not with_row else "rows",
+        problem,
+        rows=rows,
+        with_row=with_row,
+        examples_sql=f"select {columns} from judge_labels where {raw_bad} order by {order} limit {N_EXAMPLES}",
+    )
 
 
 def _null_probe(table: str, column: str, key: tuple[str, ...]) -> Probe:
-    return Probe("not_null", table, column, (table,), table, f"{column} is null", key,
-                 "row", "rows", f"with a null {column}", with_row=True)
+    return Probe(
+        "not_null",
+        table,
+        column,
+        (table,),
+        table,
+        f"{column} is null",
+        key,
+        "row",
+        "rows",
+        f"with a null {column}",
+        with_row=True,
+    )
 
 
 def probes() -> tuple[Probe, ...]:
@@ -773,18 +865,51 @@ def probes() -> tuple[Probe, ...]:
             "(model, task) pairs",
             "without a reply in responses",
         ),
-        *(_null_probe("judge_labels", c, LABEL_KEY) for c in LABEL_KEY + ("met",)),
-        Probe(
-            "sample_index_non_negative",
-            "judge_labels",
+        _label_probe(
+            "not_null",
+            "response_id",
+            NO_RESPONSE_ID,
+            "sum(n_labels)",
+            "response_id is null",
+            "with a null response_id",
+            True,
+        ),
+        _label_probe(
+            "not_null",
+            "criterion_id",
+            NO_CRITERION_ID,
+            "sum(n_labels)",
+            "criterion_id is null",
+            "with a null criterion_id",
+            True,
+        ),
+        _label_probe(
+            "not_null",
+            "judge_id",
+            "judge_id is null",
+            "sum(n_labels)",
+            "judge_id is null",
+            "with a null judge_id",
+            True,
+        ),
+        _label_probe(
+            "not_null",
             "sample_index",
-            ("judge_labels",),
-            "judge_labels",
+            "n_null_sample_index > 0",
+            "sum(n_null_sample_index)",
+            "sample_index is null",
+            "with a null sample_index",
+            True,
+        ),
+        _label_probe("not_null", "met", "n_null_met > 0", "sum(n_null_met)", "met is null", "with a null met", True),
+        _label_probe(
+            "sample_index_non_negative",
+            "sample_index",
+            "n_negative_sample_index > 0",
+            "sum(n_negative_sample_index)",
             "sample_index < 0",
-            LABEL_KEY,
-            "judge label",
-            "judge labels",
             "with a negative sample_index",
+            False,
         ),
         Probe(
             "unique",
@@ -806,8 +931,8 @@ def probes() -> tuple[Probe, ...]:
             "judge_labels",
             "response_id",
             ("judge_labels", "responses", "criteria"),
-            "label_ids",
-            "rid = 0",
+            "label_groups",
+            DANGLING_RESPONSE,
             ("response_id", "criterion_id"),
             "judge label",
             "judge labels",
@@ -822,8 +947,8 @@ def probes() -> tuple[Probe, ...]:
             "judge_labels",
             "criterion_id",
             ("judge_labels", "responses", "criteria"),
-            "label_ids",
-            "cid = 0",
+            "label_groups",
+            DANGLING_CRITERION,
             ("response_id", "criterion_id"),
             "judge label",
             "judge labels",
@@ -847,16 +972,14 @@ def probes() -> tuple[Probe, ...]:
             show=same_task_show,
             grouped=True,
             rows="sum(n_labels)",
-            examples_sql="select response_id, criterion_id, criterion_task, response_task from label_refs "
-            f"where {SAME_TASK} "
-            f"order by response_id, criterion_id limit {N_EXAMPLES}",
+            examples_sql=SAME_TASK_LABELS_SQL,
         ),
         Probe(
             "labels_complete",
             "judge_labels",
             "(response_id, criterion_id)",
             ("judge_labels", "responses", "criteria"),
-            "label_coverage",
+            "label_totals",
             "n_labeled < n_expected",
             ("response_id", "criterion_id"),
             "(reply, criterion of its task) pair",
@@ -934,15 +1057,37 @@ class _Session:
     broken: dict[str, str] = field(default_factory=dict)  # derived view -> DuckDB error
 
 
-def _connect(tmp: Path) -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(
-        ":memory:",
-        config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(tmp), "preserve_insertion_order": False},
-    )
+# Each table as the release file has it, read from the staging table built from it (the
+# columns staging renames get their file names back); judge_labels is the raw file itself,
+# read only for example rows of a failing label check.
+RAW_VIEWS: dict[str, str] = {
+    "tasks": "select file_row_number, task_id, subcategory, n_user_turns, reference_response "
+    "from staging.stg_release__tasks",
+    "turns": "select file_row_number, task_id, turn_index, role, turn_text as content from staging.stg_release__turns",
+    "criteria": "select file_row_number, criterion_id, task_id, dimension, weight, criterion_text as text "
+    "from staging.stg_release__criteria",
+    "models": "select file_row_number, model_id, display_name, provider, kind from staging.stg_release__models",
+    "responses": "select file_row_number, response_id, task_id, model_id, response_text as content "
+    "from staging.stg_release__responses",
+    "judge_labels": f"select * from {staging.source_view('judge_labels')}",
+    "calibration_labels": "select file_row_number, response_id, criterion_id, annotator_id, is_met as met "
+    "from staging.stg_release__calibration_labels",
+    "redteam_transcripts": "select file_row_number, transcript_id, turn_index, role, turn_text as content, model_id "
+    "from staging.stg_release__redteam_transcripts",
+}
 
 
-def check_values(release_dir: Path, valid_tables: dict[str, Path], rec: Recorder) -> None:
-    """Stage 3 over the tables that passed stage 2."""
+def check_values(
+    con: duckdb.DuckDBPyConnection,
+    release_dir: Path,
+    valid_tables: dict[str, Path],
+    rec: Recorder,
+    gx_runner: GxRunner,
+    unreadable: dict[str, str] | None = None,
+) -> None:
+    """Stage 3 over the tables that passed stage 2 and were built into `con` (distressbench.staging).
+    A table in `unreadable` (its file's data could not be read: table -> error) fails every
+    check that reads it."""
     all_frames, all_probes = frames(), probes()
     runnable_frames = [f for f in all_frames if set(f.needs) <= set(valid_tables)]
     runnable_probes = [p for p in all_probes if set(p.needs) <= set(valid_tables)]
@@ -950,30 +1095,15 @@ def check_values(release_dir: Path, valid_tables: dict[str, Path], rec: Recorder
     _report_skips(all_frames, all_probes, valid_tables, present, rec)
     if not runnable_frames and not runnable_probes:
         return
-    with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
-        con = _connect(Path(tmp))
-        try:
-            _register(con, Path(tmp), valid_tables)
-            session = _Session(con, set(valid_tables), rec, GxRunner.shared())
-            _derive(session)
-            for frame in runnable_frames:
-                _run_frame(session, frame)
-            _run_probes(session, runnable_probes)
-        finally:
-            con.close()
-
-
-def _register(con: duckdb.DuckDBPyConnection, tmp: Path, tables: dict[str, Path]) -> None:
-    """One view per table. DuckDB expands glob characters in file names, and a release folder
-    may be called anything, so DuckDB reads each file through a link in our own temp folder."""
-    links = tmp / "release"
-    links.mkdir()
-    if any(c in str(links) for c in "*?[]{}"):
-        raise RuntimeError(f"the temporary folder {links} holds glob characters; point TMPDIR elsewhere")
-    for table, path in tables.items():
-        link = links / contract.file_name(table)
-        link.symlink_to(path.resolve())
-        con.read_parquet(str(link), file_row_number=True).create_view(table)
+    unreadable = unreadable or {}
+    for table in valid_tables:
+        if table not in unreadable:
+            con.execute(f"create or replace temp view {table} as {RAW_VIEWS[table]}")
+    session = _Session(con, set(valid_tables), rec, gx_runner, broken=dict(unreadable))
+    _derive(session)
+    for frame in runnable_frames:
+        _run_frame(session, frame)
+    _run_probes(session, runnable_probes)
 
 
 def _report_skips(
@@ -990,20 +1120,20 @@ def _report_skips(
     for missing, labels in by_missing.items():
         tables = ", ".join(missing)
         what = f"{len(labels)} value check{'s' if len(labels) != 1 else ''} reading {tables}"
-        rec.skip(what, f"{tables} did not pass the file and schema checks", labels)
+        rec.skip(what, f"{tables} did not pass the file, schema and readability checks", labels)
 
 
 def _derive(session: _Session) -> None:
     _create(session, DERIVED)
-    _derive_labels(session)
     _create(session, LABEL_VIEWS)
+    _derive_labels(session)
 
 
 def _create(session: _Session, views: Iterable[Derived]) -> None:
     for view in views:
         if not set(view.needs) <= session.valid:
             continue
-        broken = [d for d in session.broken if d in view.sql]
+        broken = [t for t in view.needs if t in session.broken] + [d for d in session.broken if d in view.sql]
         if broken:
             session.broken[view.name] = session.broken[broken[0]]
             continue
@@ -1015,53 +1145,27 @@ def _create(session: _Session, views: Iterable[Derived]) -> None:
 
 
 def _derive_labels(session: _Session) -> None:
-    """label_pairs (when replies and criteria are readable) and label_dups; see JUDGE_PROFILE_SQL."""
+    """label_dups: the repeated full label keys, read exactly from the raw file only for the
+    groups whose counts say they may hold one (see DUP_CANDIDATE)."""
     con = session.con
-    if "judge_labels" not in session.valid:
+    if "judge_labels" not in session.valid or "label_groups" in session.broken:
         return
-    fast = False
-    if {"responses", "criteria"} <= session.valid and not {"response_index", "criterion_index"} & set(session.broken):
-        try:
-            profile = con.execute(JUDGE_PROFILE_SQL).fetchall()
-            judges = [row[0] for row in profile]
-            lows = [row[2] for row in profile if row[2] is not None]
-            width = max((row[3] for row in profile if row[3] is not None), default=0) + 1
-            fast = (
-                len(profile) <= 64
-                and None not in judges
-                and sum(row[1] for row in profile) == 0
-                and min(lows, default=0) >= 0
-                and len(judges) * width <= 64
-            )
-            con.execute("create temp table judge_index (judge_id varchar, judge_no integer)")
-            con.execute("create temp table label_slots (width integer)")
-            if fast:
-                con.executemany("insert into judge_index values (?, ?)", [[j, i] for i, j in enumerate(sorted(judges))])
-                con.execute("insert into label_slots values (?)", [width])
-            con.execute(
-                LABEL_PAIRS_SQL.format(slots=SLOTS if fast else "null::ubigint", judge_join=SLOTS_JOIN if fast else "")
-            )
-            (dangling,) = con.execute(
-                "select count(*) from label_pairs where pair >> 32 = 0 or pair & 4294967295 = 0"
-            ).fetchone() or (0,)
-            fast = fast and dangling == 0
-        except duckdb.Error as error:
-            session.broken["label_pairs"] = f"{type(error).__name__}: {error}"
-            fast = False
-    elif {"responses", "criteria"} <= session.valid:
-        session.broken["label_pairs"] = next(
-            v for k, v in session.broken.items() if k in ("response_index", "criterion_index")
-        )
     try:
-        if fast:
-            (candidates,) = con.execute(
-                "select count(*) from label_pairs where bit_count(slots) < n_labels"
-            ).fetchone() or (0,)
-            restrict = SLOT_CANDIDATES if candidates else ""
-            limit = "" if candidates else " limit 0"
-            con.execute(f"create temp table label_dups as {LABEL_DUP_KEYS.format(restrict=restrict)}{limit}")
+        (candidates,) = con.execute(f"select count(*) from label_groups where {DUP_CANDIDATE}").fetchone() or (0,)
+        if not candidates:
+            sql = f"{LABEL_DUP_KEYS_UNKEYED} limit 0"
+        elif (
+            "label_ids" in session.broken
+            or not {"responses", "criteria"} <= session.valid
+            or con.execute(
+                f"select count(*) from label_groups where {DUP_CANDIDATE} and (response_key = -1 or criterion_key = -1)"
+            ).fetchone()
+            != (0,)
+        ):
+            sql = LABEL_DUP_KEYS_UNKEYED  # exact, over every label (ids not in the release have no key)
         else:
-            con.execute(f"create temp table label_dups as {LABEL_DUP_KEYS.format(restrict='')}")
+            sql = LABEL_DUP_KEYS.format(candidate=DUP_CANDIDATE)
+        con.execute(f"create temp table label_dups as {sql}")
     except duckdb.Error as error:
         session.broken["label_dups"] = f"{type(error).__name__}: {error}"
 
@@ -1070,11 +1174,22 @@ def _fail_all(session: _Session, checks: Iterable[tuple[str, str, str]], needs: 
     """Checks DuckDB could not evaluate (a file whose footer reads but whose data does not)."""
     files = ", ".join(contract.file_name(t) for t in needs)
     for check, table, column in checks:
-        session.rec.failed(check, STAGE, table, column, 1, [],
-                           f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})")
+        session.rec.failed(
+            check,
+            STAGE,
+            table,
+            column,
+            1,
+            [],
+            f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})",
+        )
 
 
 def _run_frame(session: _Session, frame: Frame) -> None:
+    unreadable = [session.broken[t] for t in frame.needs if t in session.broken]
+    if unreadable:
+        _fail_all(session, [(r.check, r.table, r.column) for r in frame.rules], frame.needs, unreadable[0])
+        return
     try:
         data = session.con.execute(frame.sql).df()
     except duckdb.Error as error:
@@ -1123,15 +1238,21 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
     for the probes that fail."""
     by_source: dict[str, list[Probe]] = {}
     for probe in runnable:
+        unreadable = [session.broken[t] for t in probe.needs if t in session.broken]
+        if unreadable:
+            _fail_all(session, [(probe.check, probe.table, probe.column)], probe.needs, unreadable[0])
+            continue
         by_source.setdefault(probe.source, []).append(probe)
     counted: list[tuple[Probe, int]] = []
     for source, group in by_source.items():
         if source in session.broken:
             _fail_all(session, [(p.check, p.table, p.column) for p in group], group[0].needs, session.broken[source])
             continue
-        counts_sql = "select " + ", ".join(
-            f"coalesce({p.rows} filter (where {p.bad}), 0) as c{i}" for i, p in enumerate(group)
-        ) + f" from {source}"
+        counts_sql = (
+            "select "
+            + ", ".join(f"coalesce({p.rows} filter (where {p.bad}), 0) as c{i}" for i, p in enumerate(group))
+            + f" from {source}"
+        )
         try:
             counts = session.con.execute(counts_sql).fetchone() or tuple(0 for _ in group)
         except duckdb.Error as error:
@@ -1145,8 +1266,12 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
         counted.extend(zip(group, (int(c) for c in counts), strict=True))
     if not counted:
         return
-    frame = pd.DataFrame({"check": [f"{p.check} {p.table}.{p.column}" for p, _ in counted],
-                          "offending_rows": [count for _, count in counted]})
+    frame = pd.DataFrame(
+        {
+            "check": [f"{p.check} {p.table}.{p.column}" for p, _ in counted],
+            "offending_rows": [count for _, count in counted],
+        }
+    )
     (outcome,) = session.gx.validate(
         frame,
         [E.ExpectColumnValuesToBeBetween(column="offending_rows", min_value=0, max_value=0)],
@@ -1155,8 +1280,15 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
     failing = set(outcome.unexpected_index) if outcome.error is None else set(range(len(counted)))
     for i, (probe, count) in enumerate(counted):
         if outcome.error is not None:
-            session.rec.failed(probe.check, STAGE, probe.table, probe.column, 1, [],
-                               f"Great Expectations could not evaluate it: {outcome.error}")
+            session.rec.failed(
+                probe.check,
+                STAGE,
+                probe.table,
+                probe.column,
+                1,
+                [],
+                f"Great Expectations could not evaluate it: {outcome.error}",
+            )
         elif i in failing:
             _record_offenders(session, probe, count)
         else:
@@ -1178,6 +1310,21 @@ def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
         note = ""
     examples = _examples(rows, probe.key, probe.show, probe.with_row)
     label = _key_label(probe.key, probe.show, probe.with_row)
-    session.rec.failed(probe.check, STAGE, probe.table, probe.column, count, examples,
-                       _message(count, probe.unit, probe.units, probe.problem, label, examples,
-                                len(rows) >= N_EXAMPLES if probe.grouped else None) + note)
+    session.rec.failed(
+        probe.check,
+        STAGE,
+        probe.table,
+        probe.column,
+        count,
+        examples,
+        _message(
+            count,
+            probe.unit,
+            probe.units,
+            probe.problem,
+            label,
+            examples,
+            len(rows) >= N_EXAMPLES if probe.grouped else None,
+        )
+        + note,
+    )

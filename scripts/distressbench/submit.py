@@ -33,8 +33,8 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from distressbench import contract
-from distressbench.gate import CheckResult, Recorder, listing, quote
 from distressbench.gate_files import check_manifest, check_schemas, safe_release_id
+from distressbench.gate_types import CheckResult, Recorder, listing, quote
 from distressbench.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
 
 SUBMISSION_TABLES = ("models", "responses", "judge_labels")

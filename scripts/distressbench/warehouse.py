@@ -91,8 +91,12 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
 
 def _view_directories(connection: duckdb.DuckDBPyConnection) -> list[str]:
     """The release folder, when the file still holds views that read it (a file built
-    before the warehouse became self-contained); otherwise none."""
-    ((n_views,),) = connection.execute("select count(*) from duckdb_views() where not internal").fetchall()
+    before the warehouse became self-contained); otherwise none. A self-contained file has
+    views too (over its own tables): only a view that reads files counts."""
+    ((n_views,),) = connection.execute(
+        "select count(*) from duckdb_views() where not internal "
+        "and (contains(lower(sql), 'read_parquet(') or contains(lower(sql), 'read_json'))"
+    ).fetchall()
     if not n_views:
         return []
     try:

@@ -1,8 +1,8 @@
 -- int_judge_labels_aggregated: a mask has one bit per labelled (or met) sample, so its bit
 -- count equals n_labels (n_met).
 select
-    response_id,
-    criterion_id,
+    response_key,
+    criterion_key,
     judge_id,
     n_labels,
     n_met,

@@ -233,3 +233,21 @@ def test_sql_cannot_overwrite_a_file_of_the_published_release(
         code, _, err = sql(paper_warehouse, statement, capsys)
         assert code == 1 and "refused" in err, err
     assert tasks.read_bytes() == before
+
+
+def test_sql_cannot_read_the_release_folder_of_a_self_contained_file(
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    """The file's own views (marts.verdicts reads tables of the file) open no folder: the
+    release it was built from is not readable through `sql`."""
+    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+        ((release,),) = connection.execute(
+            "select last(release_dir order by rowid) from meta.published_releases"
+        ).fetchall()
+        ((n_views,),) = connection.execute("select count(*) from duckdb_views() where not internal").fetchall()
+    assert n_views > 0
+    tasks = Path(release) / "tasks.parquet"
+    code, out, err = sql(paper_warehouse, f"select count(*) from read_parquet('{tasks}')", capsys)
+    assert code == 1 and err, (out, err)
+    code, out, _ = sql(paper_warehouse, "select count(*) as n from marts.verdicts", capsys)
+    assert code == 0 and out

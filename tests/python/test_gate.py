@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli, contract
@@ -309,6 +310,60 @@ def test_corrupt_data_pages(good_release: Path, capsys: pytest.CaptureFixture[st
     assert all(label.split(" ")[1].startswith("judge_labels.") for label in failed), out
     assert "could not be evaluated: reading judge_labels.parquet failed" in failed["not_null judge_labels.met"]
     assert "PASS weight_range criteria.weight" in out
+
+
+def test_corrupt_page_in_a_column_no_value_check_reads(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """responses.content feeds no value check, but the gate reads and decodes every page of
+    every column: a corrupt page there is refused by name, not left to fail later in dbt."""
+    path = good_release / "responses.parquet"
+    column = read_table(good_release, "responses").schema.get_field_index("content")
+    offset = pq.ParquetFile(path).metadata.row_group(0).column(column).data_page_offset
+    data = bytearray(path.read_bytes())
+    data[offset : offset + 64] = b"\xab" * 64
+    path.write_bytes(bytes(data))
+    refresh_manifest(good_release)
+    code, out = run(good_release, capsys)
+    failed = fail_lines(out)
+    assert code == 1
+    assert "responses.parquet cannot be read in full" in failed["readable responses.*"], out
+    assert "PASS readable criteria.*" in out and "PASS weight_range criteria.weight" in out
+
+
+def test_invalid_utf8_in_a_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    responses = read_table(good_release, "responses")
+    column = responses.schema.get_field_index("content")
+    content = responses["content"].combine_chunks()
+    validity, offsets, text = content.buffers()
+    broken = bytes(text).replace(b"e", b"\xff", 1)  # one byte that is no UTF-8
+    bad = pa.Array.from_buffers(pa.string(), len(content), [validity, offsets, pa.py_buffer(broken)])
+    rewrite_table(good_release, "responses", responses.set_column(column, "content", bad))
+    code, out = run(good_release, capsys)
+    failed = fail_lines(out)
+    assert code == 1
+    line = failed["readable responses.*"]
+    assert "responses.parquet cannot be read in full" in line and "UTF8" in line, line
+    assert all("responses" in label or "could not be evaluated" in failed[label] for label in failed), out
+
+
+def test_a_release_without_tasks(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for table in ("tasks", "turns", "criteria", "responses", "judge_labels", "calibration_labels"):
+        rewrite_table(good_release, table, read_table(good_release, table).slice(0, 0))
+    assert_fails(good_release, capsys, "has_tasks tasks.task_id", "the release has no task",
+                 "the contract wants at least one task")
+
+
+def test_a_release_without_a_ranked_model(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the clinician reference replies: nothing to rank (the bootstrap would crash)."""
+    keep = {"models": "model_id", "responses": "model_id", "redteam_transcripts": "model_id"}
+    for table, column in keep.items():
+        data = read_table(good_release, table)
+        rewrite_table(good_release, table, data.filter(pc.equal(data[column], CLINICIAN_ID)))
+    replies = pa.array([response_id(len(MODEL_IDS), t) for t in range(len(TASK_IDS))])
+    for table in ("judge_labels", "calibration_labels"):
+        data = read_table(good_release, table)
+        rewrite_table(good_release, table, data.filter(pc.is_in(data["response_id"], replies)))
+    assert_fails(good_release, capsys, "has_ranked_model models.kind", "the release has no model of kind 'model'",
+                 "at least one ranked model")
 
 
 # --------------------------------------------------------------------------------------

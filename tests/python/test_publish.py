@@ -24,13 +24,14 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from distressbench import cli, paths
+from distressbench import build, cli, paths
 from distressbench.build import WarehouseLayout
 from distressbench.manifest import manifest_sha256
 from distressbench.warehouse import query
-from release_factory import make_release, read_table, rewrite_table
+from release_factory import edit_manifest, make_release, read_table, refresh_manifest, rewrite_table
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
 
@@ -329,6 +330,63 @@ def test_what_is_published_comes_from_the_published_file_not_the_log(
     assert code == 1 and "stage 'publish check'" in err
     assert _log(warehouse) == full
     assert _snapshot(warehouse) == before
+
+
+def test_a_release_file_replaced_after_the_gate_read_it_is_refused(
+    shared: Shared, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """judge_labels.parquet swapped (same row count, every label met) once the gate has read
+    the release: what is published must be what was checked, so the build is refused."""
+    release = tmp_path / "swapped"
+    shutil.copytree(shared.release("b"), release)
+    edit_manifest(release, release="fixture-swapped")
+    refresh_manifest(release)
+    labels = read_table(release, "judge_labels")
+    all_met = labels.set_column(labels.schema.get_field_index("met"), "met", pa.array([True] * len(labels)))
+    real_run_dbt = build.run_dbt
+
+    def swap_then_run_dbt(*args: object, **kwargs: object) -> None:
+        pq.write_table(all_met, release / "judge_labels.parquet")
+        real_run_dbt(*args, **kwargs)
+
+    monkeypatch.setattr(build, "run_dbt", swap_then_run_dbt)
+    warehouse = shared.warehouse
+    before = _snapshot(warehouse)
+    code, out, err = _build(capsys, release, warehouse)
+    assert code == 1
+    assert "build failed at stage 'verify'" in err and "judge_labels.parquet" in err, err
+    assert "[audit]" not in out
+    assert _snapshot(warehouse) == before
+    assert _beside(warehouse) == _own_entries(warehouse)
+    assert "fixture-swapped" not in [r for r, _ in _meta(warehouse)]
+
+
+def _everything(warehouse: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table and view of the published file, by relation."""
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        relations = connection.execute(
+            "select schema_name || '.' || table_name from duckdb_tables() where database_name = current_database() "
+            "union all select schema_name || '.' || view_name from duckdb_views() "
+            "where database_name = current_database() and not internal"
+        ).fetchall()
+        return {name: sorted(connection.execute(f"select * from {name}").fetchall(), key=repr) for (name,) in relations}
+
+
+def test_the_published_file_reads_nothing_outside_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Moving the release folder away, and editing its manifest, changes no query result."""
+    release = make_release(tmp_path / "release", release_id="fixture-self-contained")
+    warehouse = tmp_path / "warehouse" / "w.duckdb"
+    warehouse.parent.mkdir()
+    code, _, err = _build(capsys, release, warehouse)
+    assert code == 0, err
+    before = _everything(warehouse)
+    assert {"marts.verdicts", "marts.model_scores", "staging.stg_release__manifest"} <= set(before)
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        views = connection.execute("select view_name, sql from duckdb_views() where not internal").fetchall()
+    assert all("read_" not in sql and str(release) not in sql for _, sql in views), views
+    moved = release.rename(tmp_path / "moved")
+    edit_manifest(moved, release="edited-after-publishing")
+    assert _everything(warehouse) == before
 
 
 @pytest.mark.parametrize("name", ["rel*", "rel'ease", "rel[1]", "rel{name}"])

@@ -6,6 +6,7 @@ source as (
 
 final as (
     select
+        file_row_number,
         response_id,
         criterion_id,
         annotator_id,

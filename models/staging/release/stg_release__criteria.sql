@@ -6,6 +6,9 @@ source as (
 
 final as (
     select
+        file_row_number,
+        -- integer surrogate key, assigned once here (the verdicts are stored by it)
+        cast(dense_rank() over (order by criterion_id) as {{ dbt.type_int() }}) as criterion_key,
         criterion_id,
         task_id,
         dimension,

@@ -1,3 +1,6 @@
+{{ config(materialized='view') }}
+{#- One row per raw judge label. A view, read once by int_judge_labels_aggregated (which the
+    release build runs with this SQL inlined): the raw labels are not copied into the warehouse. -#}
 with
 
 source as (
@@ -6,6 +9,7 @@ source as (
 
 final as (
     select
+        file_row_number,
         response_id,
         criterion_id,
         judge_id,

@@ -6,6 +6,7 @@ source as (
 
 final as (
     select
+        file_row_number,
         model_id,
         display_name,
         provider,

@@ -15,17 +15,19 @@ with
 {%- else -%}
 source as (
     select
-        null::varchar as transcript_id,
-        null::integer as turn_index,
-        null::varchar as role,
-        null::varchar as content,
-        null::varchar as model_id,
+        cast(null as {{ dbt.type_bigint() }}) as file_row_number,
+        cast(null as {{ dbt.type_string() }}) as transcript_id,
+        cast(null as {{ dbt.type_int() }}) as turn_index,
+        cast(null as {{ dbt.type_string() }}) as role,
+        cast(null as {{ dbt.type_string() }}) as content,
+        cast(null as {{ dbt.type_string() }}) as model_id
     where false
 ),
 {%- endif %}
 
 final as (
     select
+        file_row_number,
         transcript_id,
         turn_index,
         role,

@@ -6,6 +6,9 @@ source as (
 
 final as (
     select
+        file_row_number,
+        -- integer surrogate key, assigned once here (the verdicts are stored by it)
+        cast(dense_rank() over (order by response_id) as {{ dbt.type_int() }}) as response_key,
         response_id,
         task_id,
         model_id,

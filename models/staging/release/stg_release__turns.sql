@@ -6,6 +6,7 @@ source as (
 
 final as (
     select
+        file_row_number,
         task_id,
         turn_index,
         role,

@@ -1,0 +1,159 @@
+"""The release's staging layer, built by the gate with the dbt models' own SQL.
+
+The models tagged `built_by_gate` (the staging tables and int_judge_labels_aggregated, the
+one pass over the judge labels) are rendered from their files in models/ with a minimal
+context: `source('release', t)` is the release file of table t, read by DuckDB through a
+link in a private folder (so no path enters SQL); `ref(m)` is the table built before it,
+or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
+are read once and never copied; `dbt.type_*()` are DuckDB's types; `var(v)` is the var of
+dbt_project.yml. `distressbench gate` builds them in memory, `distressbench build` into the
+unpublished warehouse file, where dbt builds the rest on exactly the rows the gate checked.
+Plain `dbt build` runs the same files.
+
+Building a table reads and decodes every page of every column of its file (DuckDB checks
+that strings are valid UTF-8), so a corrupt or undecodable file fails here, by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+import jinja2
+import pyarrow as pa
+import yaml
+
+from distressbench import contract, paths
+
+
+@dataclass(frozen=True)
+class Model:
+    """A dbt model the gate builds, and the release tables its SQL reads."""
+
+    name: str
+    schema: str
+    reads: tuple[str, ...]
+
+    @property
+    def relation(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+    def path(self) -> Path:
+        folder = "staging/release" if self.schema == "staging" else self.schema
+        return paths.PROJECT_ROOT / "models" / folder / f"{self.name}.sql"
+
+
+def _staging(table: str) -> Model:
+    return Model(f"stg_release__{table}", "staging", (table,))
+
+
+INLINED = _staging("judge_labels")  # a view in plain dbt; inlined into the aggregate here
+MODELS: tuple[Model, ...] = (
+    _staging("manifest"),
+    *(_staging(t) for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES if t != "judge_labels"),
+    Model("int_judge_labels_aggregated", "intermediate", ("judge_labels",)),
+)
+# What a ref() to a model that could not be built reads: no rows (the aggregate then keeps
+# every label's ids as unknown; the checks that need replies or criteria are skipped).
+EMPTY: dict[str, str] = {
+    "stg_release__responses": "(select cast(null as varchar) as response_id, cast(null as integer) as response_key, "
+                              "cast(null as varchar) as task_id where false)",
+    "stg_release__criteria": "(select cast(null as varchar) as criterion_id, cast(null as integer) as criterion_key, "
+                             "cast(null as varchar) as task_id where false)",
+}
+TYPES = SimpleNamespace(
+    type_string=lambda: "varchar",
+    type_int=lambda: "integer",
+    type_bigint=lambda: "bigint",
+    type_float=lambda: "double",
+    type_boolean=lambda: "boolean",
+)
+
+
+def source_view(table: str) -> str:
+    return f"release_source__{table}"
+
+
+def render(model: Model, ref: Callable[[str], str]) -> str:
+    """The model's SQL with source(), ref(), config() and dbt's type macros filled in."""
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    template = environment.from_string(model.path().read_text(encoding="utf-8"))
+    return template.render(
+        source=lambda _source, table: source_view(table),
+        ref=ref,
+        config=lambda **_: "",
+        dbt=TYPES,
+        execute=False,
+        env_var=lambda _name, default="": default,
+        var=_project_var,
+    )
+
+
+def _project_var(name: str, default: Any = None) -> Any:
+    """A var of dbt_project.yml (the models' defaults; the gate passes no --vars)."""
+    project = yaml.safe_load((paths.PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
+    value = (project.get("vars") or {}).get(name, default)
+    if value is None:
+        raise KeyError(f"var {name!r} is not in dbt_project.yml")
+    return value
+
+
+def register_sources(
+    con: duckdb.DuckDBPyConnection, links: Path, tables: dict[str, Path], manifest: Path | None
+) -> set[str]:
+    """One temporary view per release file (file_row_number included, as dbt's source reads
+    it). DuckDB reads each file through a link in `links`, our own folder: DuckDB expands glob
+    characters in file names and a release folder may be called anything, so the only path
+    that enters SQL is the link's, which holds no quote or glob character. An absent optional
+    annex reads as empty. Returns the tables registered."""
+    links.mkdir(parents=True, exist_ok=True)
+    if any(c in str(links) for c in "*?[]{}'\\"):
+        raise RuntimeError(f"the temporary folder {links} holds glob or quote characters; point TMPDIR elsewhere")
+    readers = {table: ("read_parquet", contract.file_name(table), path) for table, path in tables.items()}
+    if manifest is not None:
+        readers["manifest"] = ("read_json", contract.MANIFEST, manifest)
+    for table, (reader, name, path) in readers.items():
+        link = links / name
+        link.unlink(missing_ok=True)
+        link.symlink_to(path.resolve())
+        options = ", file_row_number = true" if reader == "read_parquet" else ""
+        con.execute(f"create or replace temp view {source_view(table)} as select * from {reader}('{link}'{options})")
+    for table in contract.OPTIONAL_TABLES:
+        if table not in tables:
+            schema = contract.SCHEMAS[table].append(pa.field("file_row_number", pa.int64()))
+            con.register(source_view(table), schema.empty_table())
+            readers[table] = ("", "", Path())
+    return set(readers)
+
+
+def build(con: duckdb.DuckDBPyConnection, readable: set[str]) -> dict[str, str]:
+    """Build every model whose tables are in `readable` (and registered); returns the DuckDB
+    error of each model that failed, by model name."""
+    con.execute("create schema if not exists staging")
+    con.execute("create schema if not exists intermediate")
+    built: dict[str, str] = {}
+    failed: dict[str, str] = {}
+
+    def ref(name: str) -> str:
+        if name == INLINED.name:
+            return f"({render(INLINED, ref)})"
+        if name in built:
+            return built[name]
+        if name in EMPTY:
+            return EMPTY[name]
+        raise KeyError(f"{name} is not built")
+
+    for model in MODELS:
+        if not set(model.reads) <= readable:
+            continue
+        try:
+            con.execute(f"create or replace table {model.relation} as {render(model, ref)}")
+        except (duckdb.Error, KeyError) as error:
+            failed[model.name] = f"{type(error).__name__}: {error}"
+        else:
+            built[model.name] = model.relation
+    return failed
