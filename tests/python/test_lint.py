@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from distressbench import paths
 
 BIN = Path(sys.executable).parent
@@ -18,9 +20,17 @@ def _run(command: list[str], env: dict[str, str] | None = None) -> subprocess.Co
     return subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False)
 
 
-def test_sqlfluff_finds_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("has_annex", [True, False], ids=["with the red-team annex", "without it"])
+def test_sqlfluff_finds_nothing(tmp_path: Path, has_annex: bool) -> None:
+    # stg_release__redteam_transcripts renders one of two branches, by whether the release
+    # has the optional annex: lint both, whatever release folder this machine happens to have
+    release = tmp_path / "release"
+    release.mkdir()
+    if has_annex:
+        (release / "redteam_transcripts.parquet").touch()
     env = {
         **os.environ,
+        "DISTRESSBENCH_RELEASE": str(release),
         # the dbt templater compiles the project: keep its database, target and logs out of the tree
         "DISTRESSBENCH_BUILD_DB": str(tmp_path / "lint.duckdb"),
         "DBT_TARGET_PATH": str(tmp_path / "target"),

@@ -13,16 +13,16 @@ with
         select * from {{ source('release', 'redteam_transcripts') }}
     ),
 {%- else -%}
-source as (
-    select
-        cast(null as {{ dbt.type_bigint() }}) as file_row_number,
-        cast(null as {{ dbt.type_string() }}) as transcript_id,
-        cast(null as {{ dbt.type_int() }}) as turn_index,
-        cast(null as {{ dbt.type_string() }}) as role,
-        cast(null as {{ dbt.type_string() }}) as content,
-        cast(null as {{ dbt.type_string() }}) as model_id
-    where false
-),
+    source as (
+        select
+            cast(null as {{ dbt.type_bigint() }}) as file_row_number,
+            cast(null as {{ dbt.type_string() }}) as transcript_id,
+            cast(null as {{ dbt.type_int() }}) as turn_index,
+            cast(null as {{ dbt.type_string() }}) as role,
+            cast(null as {{ dbt.type_string() }}) as content,
+            cast(null as {{ dbt.type_string() }}) as model_id
+        where false
+    ),
 {%- endif %}
 
 final as (
