@@ -20,11 +20,11 @@ judge_groups as (
 ),
 
 rubric_groups as (
+    -- by integer keys only: the dimension is attached once the units are counted by kind
     select
         judge_groups.response_key,
         judge_groups.criterion_key,
         judge_groups.judge_id,
-        criteria.dimension,
         judge_groups.n_labels,
         judge_groups.n_met
     from judge_groups
@@ -41,22 +41,18 @@ all_judge_units as (
     select
         true as is_all_judges,
         cast(null as {{ dbt.type_string() }}) as judge_id,
-        response_key,
         criterion_key,
-        dimension,
         sum(n_labels) as n_labels,
         sum(n_met) as n_met
     from rubric_groups
-    group by response_key, criterion_key, dimension
+    group by response_key, criterion_key
 ),
 
 judge_units as (
     select
         false as is_all_judges,
         judge_id,
-        response_key,
         criterion_key,
-        dimension,
         n_labels,
         n_met
     from rubric_groups
@@ -70,19 +66,55 @@ units as (
     where n_labels >= 2
 ),
 
+criterion_unit_kinds as (
+    -- the terms depend on (n_labels, n_met) only: count the units of each kind first, so
+    -- that they are computed once per kind rather than once per unit
+    select
+        is_all_judges,
+        judge_id,
+        criterion_key,
+        n_labels,
+        n_met,
+        count(*) as n_units
+    from units
+    group by is_all_judges, judge_id, criterion_key, n_labels, n_met
+),
+
+unit_kinds as (
+    select
+        criterion_unit_kinds.is_all_judges,
+        criterion_unit_kinds.judge_id,
+        criteria.dimension,
+        criterion_unit_kinds.n_labels,
+        criterion_unit_kinds.n_met,
+        sum(criterion_unit_kinds.n_units) as n_units
+    from criterion_unit_kinds
+    inner join criteria
+        on criterion_unit_kinds.criterion_key = criteria.criterion_key
+    group by
+        criterion_unit_kinds.is_all_judges,
+        criterion_unit_kinds.judge_id,
+        criteria.dimension,
+        criterion_unit_kinds.n_labels,
+        criterion_unit_kinds.n_met
+),
+
 unit_terms as (
     select
         is_all_judges,
         judge_id,
         dimension,
-        n_labels,
-        n_met,
-        case when n_met = 0 or n_met = n_labels then 1 else 0 end as is_unanimous,
-        case when n_met * 2 = n_labels then 1 else 0 end as is_tie,
-        cast(n_met * (n_met - 1) + (n_labels - n_met) * (n_labels - n_met - 1) as {{ type_double() }})
-        / (n_labels * (n_labels - 1)) as observed_agreement,
-        cast(n_met * (n_labels - n_met) as {{ type_double() }}) / (n_labels - 1) as disagreement
-    from units
+        n_units,
+        n_units * n_labels as n_labels,
+        n_units * n_met as n_met,
+        case when n_met = 0 or n_met = n_labels then n_units else 0 end as n_unanimous,
+        case when n_met * 2 = n_labels then n_units else 0 end as n_ties,
+        n_units * (
+            cast(n_met * (n_met - 1) + (n_labels - n_met) * (n_labels - n_met - 1) as {{ type_double() }})
+            / (n_labels * (n_labels - 1))
+        ) as observed_agreement,
+        n_units * (cast(n_met * (n_labels - n_met) as {{ type_double() }}) / (n_labels - 1)) as disagreement
+    from unit_kinds
 ),
 
 unit_terms_with_all as (
@@ -93,10 +125,11 @@ unit_terms_with_all as (
         is_all_judges,
         judge_id,
         'all' as dimension,
+        n_units,
         n_labels,
         n_met,
-        is_unanimous,
-        is_tie,
+        n_unanimous,
+        n_ties,
         observed_agreement,
         disagreement
     from unit_terms
@@ -107,11 +140,11 @@ summarized as (
         is_all_judges,
         judge_id,
         dimension,
-        count(*) as n_pairs,
+        sum(n_units) as n_pairs,
         sum(n_labels) as n_labels,
         sum(n_met) as n_labels_met,
-        sum(is_unanimous) as n_unanimous,
-        sum(is_tie) as n_ties,
+        sum(n_unanimous) as n_unanimous,
+        sum(n_ties) as n_ties,
         sum(observed_agreement) as observed_agreement_sum,
         sum(disagreement) as disagreement_sum
     from unit_terms_with_all

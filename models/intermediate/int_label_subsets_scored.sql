@@ -26,21 +26,32 @@ model_scores as (
     select * from {{ ref('model_scores') }}
 ),
 
-rubric_pairs as (
-    select
-        responses.response_key,
-        responses.model_id,
-        responses.task_id,
-        responses.is_empty as is_empty_reply,
-        criteria.criterion_key,
-        criteria.weight
+n_rubric_pairs as (
+    select count(*) as n_pairs
     from responses
     inner join criteria
         on responses.task_id = criteria.task_id
 ),
 
-n_rubric_pairs as (
-    select count(*) as n_pairs from rubric_pairs
+rubric_groups as (
+    -- the label groups of a (reply, criterion of its task) pair, by integer keys; the small
+    -- staging tables give what the verdicts need, so the pairs themselves are never joined
+    select
+        judge_groups.judge_id,
+        judge_groups.response_key,
+        judge_groups.n_labels,
+        judge_groups.n_met,
+        judge_groups.sample_mask,
+        judge_groups.met_sample_mask,
+        responses.is_empty as is_empty_reply,
+        criteria.weight
+    from judge_groups
+    inner join responses
+        on judge_groups.response_key = responses.response_key
+    inner join criteria
+        on
+            judge_groups.criterion_key = criteria.criterion_key
+            and responses.task_id = criteria.task_id
 ),
 
 sample_numbers as (
@@ -62,55 +73,64 @@ subset_votes as (
         judge_id,
         cast(null as {{ dbt.type_int() }}) as sample_index,
         response_key,
-        criterion_key,
+        is_empty_reply,
+        weight,
         n_labels,
         n_met
-    from judge_groups
+    from rubric_groups
     union all
     select
-        judge_groups.judge_id,
+        rubric_groups.judge_id,
         judge_samples.sample_index,
-        judge_groups.response_key,
-        judge_groups.criterion_key,
+        rubric_groups.response_key,
+        rubric_groups.is_empty_reply,
+        rubric_groups.weight,
         cast(1 as {{ dbt.type_bigint() }}) as n_labels,
         cast(
             case
-                when {{ mask_has_sample('judge_groups.met_sample_mask', 'judge_samples.sample_index') }} then 1
+                when {{ mask_has_sample('rubric_groups.met_sample_mask', 'judge_samples.sample_index') }} then 1
                 else 0
             end as {{ dbt.type_bigint() }}
         ) as n_met
-    from judge_groups
+    from rubric_groups
     inner join judge_samples
         on
-            judge_groups.judge_id = judge_samples.judge_id
-            and {{ mask_has_sample('judge_groups.sample_mask', 'judge_samples.sample_index') }}
+            rubric_groups.judge_id = judge_samples.judge_id
+            and {{ mask_has_sample('rubric_groups.sample_mask', 'judge_samples.sample_index') }}
 ),
 
 subset_verdicts as (
     select
-        subset_votes.judge_id,
-        subset_votes.sample_index,
-        rubric_pairs.response_key,
-        rubric_pairs.model_id,
-        rubric_pairs.task_id,
-        rubric_pairs.weight,
-        {{ is_majority_met('subset_votes.n_met', 'subset_votes.n_labels', 'rubric_pairs.is_empty_reply') }} as is_met
+        judge_id,
+        sample_index,
+        response_key,
+        weight,
+        {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met
     from subset_votes
-    inner join rubric_pairs
-        on
-            subset_votes.response_key = rubric_pairs.response_key
-            and subset_votes.criterion_key = rubric_pairs.criterion_key
+),
+
+subset_replies as (
+    -- one row per subset x reply: grouped by integer keys, the ids attached afterwards
+    select
+        judge_id,
+        sample_index,
+        response_key,
+        count(*) as n_pairs_labelled,
+        sum(case when is_met then weight else 0 end) as met_weight,
+        sum(weight) as total_weight
+    from subset_verdicts
+    group by judge_id, sample_index, response_key
 ),
 
 subsets as (
     select
-        subset_verdicts.judge_id,
-        subset_verdicts.sample_index,
-        count(*) as n_pairs_labelled,
+        subset_replies.judge_id,
+        subset_replies.sample_index,
+        sum(subset_replies.n_pairs_labelled) as n_pairs_labelled,
         max(n_rubric_pairs.n_pairs) as n_pairs
-    from subset_verdicts
+    from subset_replies
     cross join n_rubric_pairs
-    group by subset_verdicts.judge_id, subset_verdicts.sample_index
+    group by subset_replies.judge_id, subset_replies.sample_index
 ),
 
 complete_subsets as (
@@ -123,28 +143,28 @@ complete_subsets as (
 
 subset_cells as (
     select
-        subset_verdicts.judge_id,
-        subset_verdicts.sample_index,
-        subset_verdicts.model_id,
-        subset_verdicts.task_id,
+        subset_replies.judge_id,
+        subset_replies.sample_index,
+        responses.model_id,
+        responses.task_id,
         cast(
             round(
-                cast(
-                    sum(case when subset_verdicts.is_met then subset_verdicts.weight else 0 end) as {{ type_double() }}
-                )
-                * 1099511627776 / sum(subset_verdicts.weight)
+                cast(sum(subset_replies.met_weight) as {{ type_double() }})
+                * 1099511627776 / sum(subset_replies.total_weight)
             ) as {{ dbt.type_bigint() }}
         ) as grid_score
-    from subset_verdicts
+    from subset_replies
     inner join complete_subsets
         on
-            subset_verdicts.judge_id = complete_subsets.judge_id
-            and coalesce(subset_verdicts.sample_index, -1) = coalesce(complete_subsets.sample_index, -1)
+            subset_replies.judge_id = complete_subsets.judge_id
+            and coalesce(subset_replies.sample_index, -1) = coalesce(complete_subsets.sample_index, -1)
+    inner join responses
+        on subset_replies.response_key = responses.response_key
     group by
-        subset_verdicts.judge_id,
-        subset_verdicts.sample_index,
-        subset_verdicts.model_id,
-        subset_verdicts.task_id
+        subset_replies.judge_id,
+        subset_replies.sample_index,
+        responses.model_id,
+        responses.task_id
 ),
 
 subset_model_scores as (
