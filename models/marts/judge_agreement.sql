@@ -13,14 +13,7 @@ summarized as (
 ),
 
 dimension_list as (
-    select
-        dimension_id as dimension,
-        display_order
-    from dimensions
-    union all
-    select
-        'all' as dimension,
-        0 as display_order
+    {{ dimensions_and_all('dimensions') }}
 ),
 
 final as (

@@ -44,14 +44,7 @@ confusion as (
 ),
 
 dimension_list as (
-    select
-        dimension_id as dimension,
-        display_order
-    from dimensions
-    union all
-    select
-        'all' as dimension,
-        0 as display_order
+    {{ dimensions_and_all('dimensions') }}
 ),
 
 completed as (
