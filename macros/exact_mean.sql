@@ -9,8 +9,15 @@
 {%- endmacro %}
 
 {% macro default__exact_mean(expression) -%}
-    (
-        cast(sum(cast({{ expression }} as decimal(38, 18))) as double)
-        / count({{ expression }})
-    )
+    ({{ exact_sum(expression) }} / count({{ expression }}))
+{%- endmacro %}
+
+{#- The sum behind exact_mean, for terms below 1e20 in size: each rounded once to 18
+    decimals and summed exactly, so the result depends on the values only. -#}
+{% macro exact_sum(expression) -%}
+    {{ return(adapter.dispatch('exact_sum')(expression)) }}
+{%- endmacro %}
+
+{% macro default__exact_sum(expression) -%}
+    cast(sum(cast({{ expression }} as decimal(38, 18))) as double)
 {%- endmacro %}

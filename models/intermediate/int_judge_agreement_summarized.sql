@@ -145,8 +145,9 @@ summarized as (
         sum(n_met) as n_labels_met,
         sum(n_unanimous) as n_unanimous,
         sum(n_ties) as n_ties,
-        sum(observed_agreement) as observed_agreement_sum,
-        sum(disagreement) as disagreement_sum
+        -- summed exactly, so that identical labels give identical shares whatever the row order
+        {{ exact_sum('observed_agreement') }} as observed_agreement_sum,
+        {{ exact_sum('disagreement') }} as disagreement_sum
     from unit_terms_with_all
     group by is_all_judges, judge_id, dimension
 ),
