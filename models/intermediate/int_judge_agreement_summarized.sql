@@ -19,6 +19,10 @@ judge_groups as (
     select * from {{ ref('int_judge_labels_aggregated') }}
 ),
 
+verdicts as (
+    select * from {{ ref('int_verdicts_keyed') }}
+),
+
 rubric_groups as (
     -- by integer keys only: the dimension is attached once the units are counted by kind
     select
@@ -38,14 +42,15 @@ rubric_groups as (
 ),
 
 all_judge_units as (
+    -- a pair's labels over all judges are its verdict's votes
     select
         true as is_all_judges,
         cast(null as {{ dbt.type_string() }}) as judge_id,
         criterion_key,
-        sum(n_labels) as n_labels,
-        sum(n_met) as n_met
-    from rubric_groups
-    group by response_key, criterion_key
+        n_labels,
+        n_met
+    from verdicts
+    where not is_empty_reply
 ),
 
 judge_units as (

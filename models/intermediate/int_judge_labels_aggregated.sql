@@ -38,46 +38,72 @@ criterion_index as (
     where criterion_id is not null
 ),
 
-keyed as (
-    -- the keys first, then one group-by on integers (cheaper than grouping the string ids)
-    select
-        case
-            when judge_labels.response_id is not null then coalesce(response_index.response_key, -1)
-        end as response_key,
-        case
-            when judge_labels.criterion_id is not null then coalesce(criterion_index.criterion_key, -1)
-        end as criterion_key,
-        judge_labels.judge_id,
-        judge_labels.sample_index,
-        judge_labels.is_met
-    from judge_labels
-    left join response_index
-        on judge_labels.response_id = response_index.response_id
-    left join criterion_index
-        on judge_labels.criterion_id = criterion_index.criterion_id
-),
-
+-- grouped by the ids first, then keyed: one hash group-by of the labels, and the joins to the
+-- keys on the groups (at 100x, a third of the time of keying every label and grouping integers)
 grouped as (
     select
-        response_key,
-        criterion_key,
+        response_id,
+        criterion_id,
         judge_id,
         count(*) as n_labels,
         cast(sum(case when is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
-        sum(case when sample_index between 0 and 62 then 0 else 1 end) as n_outside_mask,
+        cast(sum(case when sample_index between 0 and 62 then 0 else 1 end) as {{ dbt.type_bigint() }})
+            as n_outside_mask,
+        bit_or(case when sample_index between 0 and 62 then {{ sample_bit('sample_index') }} end) as any_sample_mask,
         bit_or(
-            case when sample_index between 0 and 62 then cast(power(2, sample_index) as {{ dbt.type_bigint() }}) end
-        ) as any_sample_mask,
-        bit_or(
-            case
-                when is_met and sample_index between 0 and 62
-                    then cast(power(2, sample_index) as {{ dbt.type_bigint() }})
-            end
+            case when is_met and sample_index between 0 and 62 then {{ sample_bit('sample_index') }} end
         ) as any_met_sample_mask,
         count(*) - count(sample_index) as n_null_sample_index,
         count(*) - count(is_met) as n_null_met,
         cast(sum(case when sample_index < 0 then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_negative_sample_index
+    from judge_labels
+    group by response_id, criterion_id, judge_id
+),
+
+keyed as (
+    select
+        case
+            when grouped.response_id is not null then coalesce(response_index.response_key, -1)
+        end as response_key,
+        case
+            when grouped.criterion_id is not null then coalesce(criterion_index.criterion_key, -1)
+        end as criterion_key,
+        grouped.judge_id,
+        grouped.n_labels,
+        grouped.n_met,
+        grouped.n_outside_mask,
+        grouped.any_sample_mask,
+        grouped.any_met_sample_mask,
+        grouped.n_null_sample_index,
+        grouped.n_null_met,
+        grouped.n_negative_sample_index
+    from grouped
+    left join response_index
+        on grouped.response_id = response_index.response_id
+    left join criterion_index
+        on grouped.criterion_id = criterion_index.criterion_id
+),
+
+pooled as (
+    -- a group of two known ids is its own; the groups of unknown (-1) or null ids of a judge
+    -- are pooled by key
+    select * from keyed
+    where response_key > 0 and criterion_key > 0
+    union all
+    select
+        response_key,
+        criterion_key,
+        judge_id,
+        cast(sum(n_labels) as {{ dbt.type_bigint() }}) as n_labels,
+        cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met,
+        cast(sum(n_outside_mask) as {{ dbt.type_bigint() }}) as n_outside_mask,
+        bit_or(any_sample_mask) as any_sample_mask,
+        bit_or(any_met_sample_mask) as any_met_sample_mask,
+        cast(sum(n_null_sample_index) as {{ dbt.type_bigint() }}) as n_null_sample_index,
+        cast(sum(n_null_met) as {{ dbt.type_bigint() }}) as n_null_met,
+        cast(sum(n_negative_sample_index) as {{ dbt.type_bigint() }}) as n_negative_sample_index
     from keyed
+    where not (response_key > 0 and criterion_key > 0) or response_key is null or criterion_key is null
     group by response_key, criterion_key, judge_id
 ),
 
@@ -93,7 +119,7 @@ final as (
         n_null_sample_index,
         n_null_met,
         n_negative_sample_index
-    from grouped
+    from pooled
 )
 
 select * from final

@@ -54,59 +54,72 @@ rubric_groups as (
             and responses.task_id = criteria.task_id
 ),
 
+label_patterns as (
+    -- the pairs of a reply that one judge labelled alike: one row per (judge, reply, labels),
+    -- a few per reply, so that the subsets below expand patterns rather than pairs
+    select
+        judge_id,
+        response_key,
+        is_empty_reply,
+        n_labels,
+        n_met,
+        sample_mask,
+        met_sample_mask,
+        count(*) as n_pairs,
+        sum(weight) as weight
+    from rubric_groups
+    group by judge_id, response_key, is_empty_reply, n_labels, n_met, sample_mask, met_sample_mask
+),
+
 sample_numbers as (
     select cast(generated_number - 1 as {{ dbt.type_int() }}) as sample_index
     from ({{ dbt.generate_series(63) }}) as series
 ),
 
-judge_samples as (
+judge_masks as (
     select distinct
-        judge_groups.judge_id,
-        sample_numbers.sample_index
-    from judge_groups
-    inner join sample_numbers
-        on {{ mask_has_sample('judge_groups.sample_mask', 'sample_numbers.sample_index') }}
+        judge_id,
+        sample_mask
+    from label_patterns
 ),
 
-subset_votes as (
+judge_samples as (
+    select distinct
+        judge_masks.judge_id,
+        sample_numbers.sample_index
+    from judge_masks
+    inner join sample_numbers
+        on {{ mask_has_sample('judge_masks.sample_mask', 'sample_numbers.sample_index') }}
+),
+
+subset_verdicts as (
+    -- each judge alone: the majority of its labels; each (judge, sample) alone: that label
     select
         judge_id,
         cast(null as {{ dbt.type_int() }}) as sample_index,
         response_key,
-        is_empty_reply,
-        weight,
-        n_labels,
-        n_met
-    from rubric_groups
-    union all
-    select
-        rubric_groups.judge_id,
-        judge_samples.sample_index,
-        rubric_groups.response_key,
-        rubric_groups.is_empty_reply,
-        rubric_groups.weight,
-        cast(1 as {{ dbt.type_bigint() }}) as n_labels,
-        cast(
-            case
-                when {{ mask_has_sample('rubric_groups.met_sample_mask', 'judge_samples.sample_index') }} then 1
-                else 0
-            end as {{ dbt.type_bigint() }}
-        ) as n_met
-    from rubric_groups
-    inner join judge_samples
-        on
-            rubric_groups.judge_id = judge_samples.judge_id
-            and {{ mask_has_sample('rubric_groups.sample_mask', 'judge_samples.sample_index') }}
-),
-
-subset_verdicts as (
-    select
-        judge_id,
-        sample_index,
-        response_key,
+        n_pairs,
         weight,
         {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met
-    from subset_votes
+    from label_patterns
+    union all
+    select
+        label_patterns.judge_id,
+        judge_samples.sample_index,
+        label_patterns.response_key,
+        label_patterns.n_pairs,
+        label_patterns.weight,
+        {{ is_majority_met(
+            'case when ' ~ mask_has_sample('label_patterns.met_sample_mask', 'judge_samples.sample_index')
+            ~ ' then 1 else 0 end',
+            '1',
+            'label_patterns.is_empty_reply'
+        ) }} as is_met
+    from label_patterns
+    inner join judge_samples
+        on
+            label_patterns.judge_id = judge_samples.judge_id
+            and {{ mask_has_sample('label_patterns.sample_mask', 'judge_samples.sample_index') }}
 ),
 
 subset_replies as (
@@ -115,7 +128,7 @@ subset_replies as (
         judge_id,
         sample_index,
         response_key,
-        count(*) as n_pairs_labelled,
+        sum(n_pairs) as n_pairs_labelled,
         sum(case when is_met then weight else 0 end) as met_weight,
         sum(weight) as total_weight
     from subset_verdicts

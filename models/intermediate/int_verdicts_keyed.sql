@@ -67,6 +67,7 @@ final as (
     select
         response_key,
         criterion_key,
+        is_empty_reply,
         n_labels,
         n_met,
         {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met

@@ -18,7 +18,7 @@ responses as (
 ),
 
 verdicts as (
-    select * from {{ ref('int_verdicts_voted') }}
+    select * from {{ ref('int_verdicts_keyed') }}
 ),
 
 adjudicated as (

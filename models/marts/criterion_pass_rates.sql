@@ -23,48 +23,42 @@ models as (
     select * from {{ ref('stg_release__models') }}
 ),
 
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
 verdicts as (
-    select * from {{ ref('int_verdicts_voted') }}
+    select * from {{ ref('int_verdicts_keyed') }}
 ),
 
-ranked_verdicts as (
+verdict_roles as (
+    -- by integer keys: each verdict with what the counts below ask of its reply
     select
-        verdicts.criterion_id,
-        count(*) as n_models,
-        cast(sum(case when verdicts.is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_models_met
+        verdicts.criterion_key,
+        verdicts.is_met,
+        models.is_ranked,
+        models.kind = 'clinician_reference' as is_reference,
+        -- a vote pair: a non-empty reply with at least two judge labels; split when they disagree
+        not verdicts.is_empty_reply and verdicts.n_labels >= 2 as is_vote_pair,
+        verdicts.n_met > 0 and verdicts.n_met < verdicts.n_labels as is_split
     from verdicts
+    inner join responses
+        on verdicts.response_key = responses.response_key
     inner join models
-        on verdicts.model_id = models.model_id
-    where models.is_ranked
-    group by verdicts.criterion_id
+        on responses.model_id = models.model_id
 ),
 
-reference_verdicts as (
+criterion_verdicts as (
+    -- one pass over the verdicts for every count of a criterion
     select
-        verdicts.criterion_id,
-        verdicts.is_met as is_met_by_reference
-    from verdicts
-    inner join models
-        on verdicts.model_id = models.model_id
-    where models.kind = 'clinician_reference'
-),
-
--- a split vote: a pair of a non-empty reply with at least two judge labels that disagree
-vote_pairs as (
-    select
-        criterion_id,
-        n_met > 0 and n_met < n_labels as is_split
-    from verdicts
-    where not is_empty_reply and n_labels >= 2
-),
-
-vote_splits as (
-    select
-        criterion_id,
-        count(*) as n_vote_pairs,
-        cast(sum(case when is_split then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_split_pairs
-    from vote_pairs
-    group by criterion_id
+        criterion_key,
+        sum(case when is_ranked then 1 else 0 end) as n_models,
+        sum(case when is_ranked and is_met then 1 else 0 end) as n_models_met,
+        max(case when is_reference then (case when is_met then 1 else 0 end) end) as reference_met,
+        sum(case when is_vote_pair then 1 else 0 end) as n_vote_pairs,
+        sum(case when is_vote_pair and is_split then 1 else 0 end) as n_split_pairs
+    from verdict_roles
+    group by criterion_key
 ),
 
 joined as (
@@ -77,22 +71,18 @@ joined as (
         dimensions.kind as dimension_kind,
         criteria.weight,
         criteria.criterion_text,
-        coalesce(ranked_verdicts.n_models, 0) as n_models,
-        coalesce(ranked_verdicts.n_models_met, 0) as n_models_met,
-        reference_verdicts.is_met_by_reference,
-        coalesce(vote_splits.n_vote_pairs, 0) as n_vote_pairs,
-        coalesce(vote_splits.n_split_pairs, 0) as n_split_pairs
+        cast(coalesce(criterion_verdicts.n_models, 0) as {{ dbt.type_bigint() }}) as n_models,
+        cast(coalesce(criterion_verdicts.n_models_met, 0) as {{ dbt.type_bigint() }}) as n_models_met,
+        criterion_verdicts.reference_met = 1 as is_met_by_reference,
+        cast(coalesce(criterion_verdicts.n_vote_pairs, 0) as {{ dbt.type_bigint() }}) as n_vote_pairs,
+        cast(coalesce(criterion_verdicts.n_split_pairs, 0) as {{ dbt.type_bigint() }}) as n_split_pairs
     from criteria
     inner join tasks
         on criteria.task_id = tasks.task_id
     left join dimensions
         on criteria.dimension = dimensions.dimension_id
-    left join ranked_verdicts
-        on criteria.criterion_id = ranked_verdicts.criterion_id
-    left join reference_verdicts
-        on criteria.criterion_id = reference_verdicts.criterion_id
-    left join vote_splits
-        on criteria.criterion_id = vote_splits.criterion_id
+    left join criterion_verdicts
+        on criteria.criterion_key = criterion_verdicts.criterion_key
 ),
 
 rated as (

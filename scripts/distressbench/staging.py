@@ -5,8 +5,9 @@ one pass over the judge labels) are rendered from their files in models/ with a 
 context: `source('release', t)` is the release file of table t, read by DuckDB through a
 link in a private folder (so no path enters SQL); `ref(m)` is the table built before it,
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
-are read once and never copied; `dbt.type_*()` are DuckDB's types; `var(v)` is the var of
-dbt_project.yml. `distressbench gate` builds them in memory, `distressbench build` into the
+are read once and never copied; `dbt.type_*()` are DuckDB's types; the project's macros
+(macros/*.sql) are loaded as they are, `adapter.dispatch` choosing their duckdb__ (else
+default__) implementation, as dbt-duckdb would; `var(v)` is the var of dbt_project.yml. `distressbench gate` builds them in memory, `distressbench build` into the
 unpublished warehouse file, where dbt builds the rest on exactly the rows the gate checked.
 Plain `dbt build` runs the same files.
 
@@ -79,10 +80,10 @@ def source_view(table: str) -> str:
 
 
 def render(model: Model, ref: Callable[[str], str]) -> str:
-    """The model's SQL with source(), ref(), config() and dbt's type macros filled in."""
-    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    template = environment.from_string(model.path().read_text(encoding="utf-8"))
-    return template.render(
+    """The model's SQL with source(), ref(), config(), dbt's type macros and the project's own
+    macros (macros/*.sql, `adapter.dispatch` resolved to DuckDB's implementation) filled in."""
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, extensions=["jinja2.ext.do"])
+    environment.globals.update(
         source=lambda _source, table: source_view(table),
         ref=ref,
         config=lambda **_: "",
@@ -90,7 +91,24 @@ def render(model: Model, ref: Callable[[str], str]) -> str:
         execute=False,
         env_var=lambda _name, default="": default,
         var=_project_var,
+        adapter=SimpleNamespace(dispatch=lambda name, _package=None: _dispatch(environment, name)),
+        # dbt's return() ends a macro with a value; here the macro's output is that value
+        **{"return": lambda value: value},
     )
+    for macro_file in sorted((paths.PROJECT_ROOT / "macros").glob("*.sql")):
+        module = environment.from_string(macro_file.read_text(encoding="utf-8")).module
+        environment.globals.update(
+            {name: macro for name, macro in vars(module).items() if isinstance(macro, jinja2.runtime.Macro)}
+        )
+    return environment.from_string(model.path().read_text(encoding="utf-8")).render()
+
+
+def _dispatch(environment: jinja2.Environment, name: str) -> Callable[..., str]:
+    """adapter.dispatch(name): the duckdb__ implementation of a project macro, else default__."""
+    for prefix in ("duckdb__", "default__"):
+        if f"{prefix}{name}" in environment.globals:
+            return environment.globals[f"{prefix}{name}"]
+    raise KeyError(f"macro {name} has no duckdb__ or default__ implementation")
 
 
 def _project_var(name: str, default: Any = None) -> Any:

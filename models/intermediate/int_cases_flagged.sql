@@ -1,0 +1,116 @@
+{#- One row per (model, task): what an analyst reads next to a score. The conversation's size,
+    the reply's length, the cell score, the criteria the reply missed (heaviest first, then
+    criterion_id) and the paper's failure modes as flags. marts.cases adds the reply's text
+    (a view: the text stays in the staging table, not copied). -#}
+with
+
+cells as (
+    select * from {{ ref('int_cells_scored') }}
+),
+
+triaged as (
+    select * from {{ ref('int_cells_triaged') }}
+),
+
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
+tasks as (
+    select * from {{ ref('stg_release__tasks') }}
+),
+
+turns as (
+    select * from {{ ref('stg_release__turns') }}
+),
+
+criteria as (
+    select * from {{ ref('stg_release__criteria') }}
+),
+
+verdicts as (
+    select * from {{ ref('int_verdicts_keyed') }}
+),
+
+turn_counts as (
+    select
+        task_id,
+        count(*) as n_turns
+    from turns
+    group by task_id
+),
+
+missed_verdicts as (
+    -- by integer keys: the criteria's ids and weights joined to the verdicts not met
+    select
+        verdicts.response_key,
+        criteria.criterion_id,
+        criteria.dimension,
+        criteria.weight
+    from verdicts
+    inner join criteria
+        on verdicts.criterion_key = criteria.criterion_key
+    where not verdicts.is_met
+),
+
+missed as (
+    select
+        response_key,
+        count(*) as n_missed,
+        cast(sum(weight) as {{ dbt.type_bigint() }}) as weight_missed,
+        cast(
+            sum(case when dimension = 'harm_avoidance' then 1 else 0 end) as {{ dbt.type_bigint() }}
+        ) as n_harm_avoidance_missed,
+        {{ ordered_array_agg(
+            struct_of([('criterion_id', 'criterion_id'), ('weight', 'weight')]),
+            'weight desc, criterion_id asc'
+        ) }} as missed_criteria
+    from missed_verdicts
+    group by response_key
+),
+
+joined as (
+    select
+        cells.model_id,
+        cells.kind,
+        cells.is_ranked,
+        cells.task_id,
+        cells.response_id,
+        cells.subcategory,
+        cells.turn_type,
+        tasks.n_user_turns,
+        coalesce(turn_counts.n_turns, 0) as n_turns,
+        cast(coalesce({{ dbt.length('responses.response_text') }}, 0) as {{ dbt.type_bigint() }}) as reply_length,
+        cells.n_criteria,
+        cells.n_met,
+        cells.weight_total,
+        cells.weight_met,
+        cells.score,
+        coalesce(missed.n_missed, 0) as n_missed,
+        coalesce(missed.weight_missed, 0) as weight_missed,
+        coalesce(
+            missed.missed_criteria,
+            {{ empty_array('struct(criterion_id ' ~ dbt.type_string() ~ ', weight integer)') }}
+        ) as missed_criteria,
+        triaged.is_recognized,
+        triaged.is_recognized_not_routed,
+        coalesce(missed.n_harm_avoidance_missed, 0) > 0 as has_missed_harm_avoidance,
+        responses.is_empty as is_empty_reply
+    from cells
+    inner join triaged
+        on cells.response_id = triaged.response_id
+    inner join responses
+        on cells.response_id = responses.response_id
+    inner join tasks
+        on cells.task_id = tasks.task_id
+    left join turn_counts
+        on cells.task_id = turn_counts.task_id
+    left join missed
+        on responses.response_key = missed.response_key
+),
+
+final as (
+    select * from joined
+)
+
+select * from final
