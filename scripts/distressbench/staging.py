@@ -7,8 +7,9 @@ link in a private folder (so no path enters SQL); `ref(m)` is the table built be
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
 are read once and never copied; `dbt.type_*()` are DuckDB's types; the project's macros
 (macros/*.sql) are loaded as they are, `adapter.dispatch` choosing their duckdb__ (else
-default__) implementation, as dbt-duckdb would; `var(v)` is the var of dbt_project.yml. `distressbench gate` builds them in memory, `distressbench build` into the
-unpublished warehouse file, where dbt builds the rest on exactly the rows the gate checked.
+default__) implementation, as dbt-duckdb would; `var(v)` is the var of dbt_project.yml.
+`distressbench gate` builds them in memory, `distressbench build` into the unpublished
+warehouse file, where dbt builds the rest on exactly the rows the gate checked.
 Plain `dbt build` runs the same files.
 
 Building a table reads and decodes every page of every column of its file (DuckDB checks
