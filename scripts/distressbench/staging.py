@@ -6,7 +6,7 @@ context: `source('release', t)` is the release file of table t, read by DuckDB t
 link in a private folder (so no path enters SQL); `ref(m)` is the table built before it,
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
 are read once and never copied; `dbt.type_*()` are DuckDB's types; `var(v)` is the var of
-dbt_project.yml. `distressbench gate` builds them in memory, `distressbench build` into the
+dbt_project.yml; `release_has_table(t)` is true (an absent annex reads as empty). `distressbench gate` builds them in memory, `distressbench build` into the
 unpublished warehouse file, where dbt builds the rest on exactly the rows the gate checked.
 Plain `dbt build` runs the same files.
 
@@ -90,6 +90,8 @@ def render(model: Model, ref: Callable[[str], str]) -> str:
         execute=False,
         env_var=lambda _name, default="": default,
         var=_project_var,
+        # every release table is readable here: an absent optional annex is registered empty
+        release_has_table=lambda _table: True,
     )
 
 
