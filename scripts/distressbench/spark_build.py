@@ -99,7 +99,8 @@ def _publish(root: Path, build_dir: Path) -> None:
 
 
 def build_release_on_spark(release_dir: Path, root: Path) -> Path:
-    """Every stage; returns the published build folder. Raises StageFailed."""
+    """Every stage; returns the published build folder, leaving this process's Spark session
+    running (on that build's metastore). Raises StageFailed."""
     from distressbench.gate import run_gate
 
     release_id = str(read_manifest(release_dir)["release"])
@@ -149,7 +150,6 @@ def build_release_on_spark(release_dir: Path, root: Path) -> Path:
             dbt.run("publish", "test", "--select", *(m.name for m in models))
         _print_headline(spark)
         _publish(root, build_dir)
-    spark.stop()
     return build_dir
 
 
@@ -181,5 +181,8 @@ def build_on_spark(release_dir: Path | None) -> int:
         print(str(error), file=sys.stderr)
         print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
         return 1
+    from pyspark.sql import SparkSession
+
+    SparkSession.builder.getOrCreate().stop()
     _say(f"published {root / CURRENT} -> {build.name}")
     return 0

@@ -6,8 +6,9 @@ context: `source('release', t)` is the release file of table t, read by DuckDB t
 link in a private folder (so no path enters SQL); `ref(m)` is the table built before it,
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
 are read once and never copied; `dbt.type_*()` are DuckDB's types; `var(v)` is the var of
-dbt_project.yml; `release_has_table(t)` is true (an absent annex reads as empty). `distressbench gate` builds them in memory, `distressbench build` into the
-unpublished warehouse file, where dbt builds the rest on exactly the rows the gate checked.
+dbt_project.yml; `release_has_table(t)` is true (an absent annex reads as empty).
+`distressbench gate` builds them in memory, `distressbench build` into the unpublished
+warehouse file, where dbt builds the rest on exactly the rows the gate checked.
 Plain `dbt build` runs the same files.
 
 Building a table reads and decodes every page of every column of its file (DuckDB checks
