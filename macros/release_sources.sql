@@ -21,10 +21,11 @@
     may be absent); true while parsing. DuckDB looks for the file; on Spark the release's
     tables are registered by register_release_sources (on-run-start), so it asks the catalog. -#}
 {% macro release_has_table(table) -%}
-    {%- if not execute -%}
+    {%- if execute -%}
+        {{ return(adapter.dispatch('release_has_table', 'distressbench')(table)) }}
+    {%- else -%}
         {{ return(true) }}
     {%- endif -%}
-    {{ return(adapter.dispatch('release_has_table', 'distressbench')(table)) }}
 {%- endmacro %}
 
 {% macro default__release_has_table(table) -%}
