@@ -3,7 +3,7 @@
     `distressbench build` fills them before dbt runs (scripts/distressbench/history.py). -#}
 {% macro create_history_tables() %}
     {%- if execute -%}
-        {%- set schema = api.Relation.create(database=target.database, schema='history') -%}
+        {%- set schema = api.Relation.create(database=target.get('database'), schema='history') -%}
         {%- do adapter.create_schema(schema) -%}
         {%- for table, columns in var('history_tables').items() -%}
             {%- set definition = [] -%}

@@ -28,3 +28,65 @@
 {% macro default__empty_array(data_type) -%}
     cast([] as {{ data_type }}[])
 {%- endmacro %}
+
+{% macro struct_type(fields) -%}
+    {#- The type of a struct from (name, type) pairs. -#}
+    {{ return(adapter.dispatch('struct_type', 'distressbench')(fields)) }}
+{%- endmacro %}
+
+{% macro default__struct_type(fields) -%}
+    struct({% for name, data_type in fields %}{{ name }} {{ data_type }}{{ ', ' if not loop.last }}{% endfor %})
+{%- endmacro %}
+
+{% macro first_by(expression, order_by) -%}
+    {#- The value of an expression on the first row of a group in the given order. -#}
+    {{ return(adapter.dispatch('first_by', 'distressbench')(expression, order_by)) }}
+{%- endmacro %}
+
+{% macro default__first_by(expression, order_by) -%}
+    first({{ expression }} order by {{ order_by }})
+{%- endmacro %}
+
+{#- Spark: named_struct, array<...> types, and an ordered list as the values collected with
+    their sort keys, sorted by a comparator built from `order_by` (columns, each optionally
+    `asc` or `desc`; the keys are never null), then the keys dropped. -#}
+
+{% macro spark__struct_of(fields) -%}
+    named_struct({% for name, expression in fields %}'{{ name }}', {{ expression }}{{ ', ' if not loop.last }}{% endfor %})
+{%- endmacro %}
+
+{% macro spark__struct_type(fields) -%}
+    struct<{% for name, data_type in fields %}{{ name }}: {{ data_type }}{{ ', ' if not loop.last }}{% endfor %}>
+{%- endmacro %}
+
+{% macro spark__empty_array(data_type) -%}
+    cast(array() as array<{{ data_type }}>)
+{%- endmacro %}
+
+{% macro spark__ordered_array_agg(expression, order_by) -%}
+    {%- set keys = [] -%}
+    {%- for term in order_by.split(',') -%}
+        {%- set words = term.strip().split() -%}
+        {%- do keys.append((words[0], words | length > 1 and words[1] | lower == 'desc')) -%}
+    {%- endfor -%}
+    transform(
+        array_sort(
+            collect_list(named_struct(
+                'value', {{ expression }}
+                {%- for column, _ in keys %}, 'key_{{ loop.index }}', {{ column }}{% endfor %}
+            )),
+            (left_item, right_item) -> case
+                {%- for _, is_descending in keys %}
+                when left_item.key_{{ loop.index }} < right_item.key_{{ loop.index }} then {{ 1 if is_descending else -1 }}
+                when left_item.key_{{ loop.index }} > right_item.key_{{ loop.index }} then {{ -1 if is_descending else 1 }}
+                {%- endfor %}
+                else 0
+            end
+        ),
+        item -> item.value
+    )
+{%- endmacro %}
+
+{% macro spark__first_by(expression, order_by) -%}
+    element_at({{ spark__ordered_array_agg(expression, order_by) }}, 1)
+{%- endmacro %}

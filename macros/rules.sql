@@ -23,5 +23,13 @@
 
 {% macro median_of(expression) -%}
     {#- The median; for an even count, the mean of the two middle values. -#}
+    {{ return(adapter.dispatch('median_of', 'distressbench')(expression)) }}
+{%- endmacro %}
+
+{% macro default__median_of(expression) -%}
     quantile_cont({{ expression }}, 0.5)
+{%- endmacro %}
+
+{% macro spark__median_of(expression) -%}
+    percentile({{ expression }}, 0.5)
 {%- endmacro %}

@@ -90,7 +90,7 @@ joined as (
         coalesce(missed.weight_missed, 0) as weight_missed,
         coalesce(
             missed.missed_criteria,
-            {{ empty_array('struct(criterion_id ' ~ dbt.type_string() ~ ', weight integer)') }}
+            {{ empty_array(struct_type([('criterion_id', dbt.type_string()), ('weight', 'integer')])) }}
         ) as missed_criteria,
         triaged.is_recognized,
         triaged.is_recognized_not_routed,

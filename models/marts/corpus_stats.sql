@@ -63,17 +63,17 @@ criteria_counts as (
     group by task_id
 ),
 
+criteria_per_task_wide as (
+    select
+        cast(min(n_criteria) as double) as min,
+        cast({{ median_of('n_criteria') }} as double) as median,
+        cast(max(n_criteria) as double) as max,
+        cast(avg(n_criteria) as double) as mean
+    from criteria_counts
+),
+
 criteria_per_task as (
-    unpivot (
-        select
-            cast(min(n_criteria) as double) as min,
-            cast({{ median_of('n_criteria') }} as double) as median,
-            cast(max(n_criteria) as double) as max,
-            cast(avg(n_criteria) as double) as mean
-        from criteria_counts
-    )
-    on min, median, max, mean
-    into name statistic value value
+    {{ unpivot_columns('criteria_per_task_wide', ['min', 'median', 'max', 'mean']) }}
 ),
 
 criteria_per_task_rows as (
@@ -88,7 +88,7 @@ criteria_per_task_rows as (
 weight_distribution as (
     select
         'weight_distribution' as section,
-        cast(weight as varchar) as item,
+        cast(weight as {{ dbt.type_string() }}) as item,
         'n_criteria' as statistic,
         cast(count(*) as double) as value
     from criteria
@@ -106,17 +106,17 @@ dimension_totals as (
     group by dimensions.dimension_id
 ),
 
+dimension_shares_wide as (
+    select
+        item,
+        cast(n_criteria as double) as n_criteria,
+        n_criteria / sum(n_criteria) over () as criteria_share,
+        weight_total / sum(weight_total) over () as weight_share
+    from dimension_totals
+),
+
 dimension_shares as (
-    unpivot (
-        select
-            item,
-            cast(n_criteria as double) as n_criteria,
-            n_criteria / sum(n_criteria) over () as criteria_share,
-            weight_total / sum(weight_total) over () as weight_share
-        from dimension_totals
-    )
-    on n_criteria, criteria_share, weight_share
-    into name statistic value value
+    {{ unpivot_columns('dimension_shares_wide', ['n_criteria', 'criteria_share', 'weight_share'], keep=['item']) }}
 ),
 
 dimension_rows as (

@@ -107,10 +107,10 @@ final as (
         rated.n_models,
         rated.n_models_met,
         rated.pass_rate,
-        row_number() over (
+        cast(row_number() over (
             partition by rated.dimension
             order by rated.pass_rate asc, rated.weight desc, rated.criterion_id asc
-        ) as hardness_rank,
+        ) as {{ dbt.type_bigint() }}) as hardness_rank,
         rated.is_met_by_reference,
         rated.n_vote_pairs,
         rated.n_split_pairs,

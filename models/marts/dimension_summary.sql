@@ -20,7 +20,7 @@ summarised as (
         release_id,
         dimension,
         count(*) as n_models,
-        first(model_id order by score desc, model_id asc) as best_model_id,
+        {{ first_by('model_id', 'score desc, model_id asc') }} as best_model_id,
         max(score) as best_score,
         {{ median_of('score') }} as median_score
     from ranked_models

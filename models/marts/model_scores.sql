@@ -37,13 +37,22 @@ ranked as (
         scored.score,
         case
             when models.is_ranked
-                then rank() over (partition by models.is_ranked order by scored.score desc)
+                then cast(
+                        rank() over (partition by models.is_ranked order by scored.score desc)
+                        as {{ dbt.type_bigint() }}
+                    )
         end as rank,
         -- the one ranking order (score, then model_id) that the bootstrap's pairs, the tie
         -- groups and the tables follow
         case
             when models.is_ranked
-                then row_number() over (partition by models.is_ranked order by scored.score desc, models.model_id asc)
+                then cast(
+                        row_number()
+                            over (
+                                partition by models.is_ranked order by scored.score desc, models.model_id asc
+                            )
+                        as {{ dbt.type_bigint() }}
+                    )
         end as ranking_position
     from models
     inner join scored

@@ -19,8 +19,8 @@ per_model as (
 
 pooled as (
     select
-        cast(null as varchar) as model_id,
-        cast(null as varchar) as kind,
+        cast(null as {{ dbt.type_string() }}) as model_id,
+        cast(null as {{ dbt.type_string() }}) as kind,
         true as is_pooled,
         count(*) filter (where is_counted) as n_recognized,
         count(*) filter (where is_recognized_not_routed) as n_not_routed

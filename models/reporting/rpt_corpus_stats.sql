@@ -95,9 +95,9 @@ final as (
         statistic_label,
         unit,
         value,
-        row_number() over (
+        cast(row_number() over (
             order by section_order, section, item_order, item, statistic_order, statistic
-        ) as row_order
+        ) as {{ dbt.type_bigint() }}) as row_order
     from labelled
 )
 

@@ -69,7 +69,7 @@ final as (
         label,
         pivot_key,
         pivot_value,
-        row_number() over (order by block_order, pivot_key) as row_order
+        cast(row_number() over (order by block_order, pivot_key) as {{ dbt.type_bigint() }}) as row_order
     from unioned
 )
 

@@ -24,12 +24,12 @@ final as (
         headline_changes.previous_ci_low,
         headline_changes.previous_ci_high,
         headline_changes.difference,
-        row_number() over (
+        cast(row_number() over (
             order by
                 case when headline_changes.display_order is null then 1 else 0 end asc,
                 headline_changes.display_order asc,
                 headline_changes.metric asc
-        ) as row_order
+        ) as {{ dbt.type_bigint() }}) as row_order
     from headline_changes
     left join registry
         on headline_changes.metric = registry.metric

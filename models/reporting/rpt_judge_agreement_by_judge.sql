@@ -62,7 +62,7 @@ final as (
         tie_share,
         observed_agreement,
         krippendorff_alpha,
-        row_number() over (order by block_order, judge_id) as row_order
+        cast(row_number() over (order by block_order, judge_id) as {{ dbt.type_bigint() }}) as row_order
     from unioned
 )
 

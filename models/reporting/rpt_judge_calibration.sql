@@ -30,7 +30,10 @@ final as (
         judge_calibration.precision,
         judge_calibration.recall,
         judge_calibration.f1,
-        row_number() over (order by judge_calibration.display_order, judge_calibration.dimension) as row_order
+        cast(
+            row_number() over (order by judge_calibration.display_order, judge_calibration.dimension)
+            as {{ dbt.type_bigint() }}
+        ) as row_order
     from judge_calibration
     left join dimensions
         on judge_calibration.dimension = dimensions.dimension_id

@@ -42,7 +42,10 @@ final as (
         judge_agreement.tie_share,
         judge_agreement.observed_agreement,
         judge_agreement.krippendorff_alpha,
-        row_number() over (order by judge_calibration.display_order, judge_calibration.dimension) as row_order
+        cast(
+            row_number() over (order by judge_calibration.display_order, judge_calibration.dimension)
+            as {{ dbt.type_bigint() }}
+        ) as row_order
     from judge_calibration
     left join judge_agreement
         on judge_calibration.dimension = judge_agreement.dimension

@@ -14,13 +14,13 @@ final as (
         kind,
         case when kind = 'clinician_reference' then 'reference' else 'model' end as row_group,
         case when kind = 'clinician_reference' then 'Reference' else 'Ranked models' end as column_group,
-        row_number() over (
+        cast(row_number() over (
             order by
                 case when ranking_position is null then 1 else 0 end asc,
                 ranking_position asc,
                 score desc nulls last,
                 model_id asc
-        ) as model_order
+        ) as {{ dbt.type_bigint() }}) as model_order
     from model_scores
 )
 

@@ -29,12 +29,12 @@ final as (
         headline_metrics.ci_high,
         headline_metrics.paper_value,
         headline_metrics.difference_from_paper,
-        row_number() over (
+        cast(row_number() over (
             order by
                 case when headline_metrics.display_order is null then 1 else 0 end,
                 headline_metrics.display_order,
                 headline_metrics.metric
-        ) as row_order
+        ) as {{ dbt.type_bigint() }}) as row_order
     from headline_metrics
     left join registry
         on headline_metrics.metric = registry.metric

@@ -26,12 +26,12 @@ final as (
         kendall_tau_b,
         n_rank_changes,
         max_rank_change,
-        row_number() over (
+        cast(row_number() over (
             order by
                 judge_id,
                 case when sample_index is null then 0 else 1 end,
                 sample_index
-        ) as row_order
+        ) as {{ dbt.type_bigint() }}) as row_order
     from ranking_sensitivity
 )
 

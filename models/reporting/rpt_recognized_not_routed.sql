@@ -68,7 +68,7 @@ final as (
         rate,
         rate_ci_low,
         rate_ci_high,
-        row_number() over (order by block_order, model_order) as row_order
+        cast(row_number() over (order by block_order, model_order) as {{ dbt.type_bigint() }}) as row_order
     from joined
 )
 

@@ -19,7 +19,7 @@ final as (
         redteam_summary.n_user_turns,
         redteam_summary.n_assistant_turns,
         redteam_summary.n_characters,
-        row_number() over (order by redteam_summary.transcript_id) as row_order
+        cast(row_number() over (order by redteam_summary.transcript_id) as {{ dbt.type_bigint() }}) as row_order
     from redteam_summary
     left join model_scores
         on redteam_summary.model_id = model_scores.model_id

@@ -30,7 +30,7 @@ final as (
         release_changes.rank,
         release_changes.previous_rank,
         release_changes.rank_change,
-        row_number() over (
+        cast(row_number() over (
             order by
                 case when release_changes.kind = 'clinician_reference' then 1 else 0 end asc,
                 case when model_scores.ranking_position is null then 1 else 0 end asc,
@@ -38,7 +38,7 @@ final as (
                 case when release_changes.previous_rank is null then 1 else 0 end asc,
                 release_changes.previous_rank asc,
                 release_changes.model_id asc
-        ) as row_order
+        ) as {{ dbt.type_bigint() }}) as row_order
     from release_changes
     left join model_scores
         on release_changes.model_id = model_scores.model_id

@@ -45,7 +45,10 @@ final as (
         pooled.score as pooled_score,
         per_model.model_id as pivot_key,
         per_model.score as pivot_value,
-        row_number() over (order by subcategories.display_order, per_model.model_id) as row_order
+        cast(
+            row_number() over (order by subcategories.display_order, per_model.model_id)
+            as {{ dbt.type_bigint() }}
+        ) as row_order
     from subcategories
     cross join release
     left join pooled

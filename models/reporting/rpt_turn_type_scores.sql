@@ -104,7 +104,7 @@ final as (
         multi_score,
         multi_ci_low,
         multi_ci_high,
-        row_number() over (order by block_order, model_order) as row_order
+        cast(row_number() over (order by block_order, model_order) as {{ dbt.type_bigint() }}) as row_order
     from joined
 )
 

@@ -59,6 +59,14 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from distressbench.build import build
 
     release = Path(args.release_dir) if args.release_dir else None
+    if args.target == "spark":
+        from distressbench.spark_build import build_on_spark
+
+        if args.warehouse or args.force:
+            print("build: --warehouse and --force are for the DuckDB build; Spark builds go to "
+                  "DISTRESSBENCH_SPARK_DIR", file=sys.stderr)
+            return 2
+        return build_on_spark(release)
     warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
     return build(release, warehouse, force=args.force)
 
@@ -141,6 +149,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("release_dir", nargs="?", help="default: the embedded synthetic release")
     build.add_argument("--warehouse", help="default: DISTRESSBENCH_WAREHOUSE or warehouse/distressbench.duckdb")
     build.add_argument("--force", action="store_true", help="republish a release id with different content")
+    build.add_argument(
+        "--target", choices=["duckdb", "spark"], default="duckdb",
+        help="duckdb (default): write-audit-publish into a DuckDB file; spark: build on Apache Spark (README)",
+    )
     build.set_defaults(func=_cmd_build)
 
     submit = sub.add_parser("submit", help="add a submission's models to a release, as a new release folder")

@@ -11,9 +11,9 @@ keyed as (
 duplicated as (
     select
         {{ combination_of_columns | join(', ') }},
-        count(*) as n_rows,
+        count(*) as n_rows
     from keyed
-    group by all
+    group by {{ combination_of_columns | join(', ') }}
     having count(*) > 1
 )
 

@@ -6,11 +6,11 @@ source as (
 
 final as (
     select
-        cast(release as varchar) as release_id,
-        cast(benchmark as varchar) as benchmark,
-        cast(schema_version as integer) as schema_version,
-        cast(created_at as varchar) as created_at,
-        cast(synthetic as boolean) as is_synthetic
+        cast(release as {{ dbt.type_string() }}) as release_id,
+        cast(benchmark as {{ dbt.type_string() }}) as benchmark,
+        cast(schema_version as {{ dbt.type_int() }}) as schema_version,
+        cast(created_at as {{ dbt.type_string() }}) as created_at,
+        cast(synthetic as {{ dbt.type_boolean() }}) as is_synthetic
     from source
 )
 

@@ -1,10 +1,5 @@
 {#- The red-team annex is optional: a release without the file reads as an empty annex. -#}
-{%- set annex_path = env_var('DISTRESSBENCH_RELEASE', var('default_release_dir')) ~ '/redteam_transcripts.parquet' -%}
-{%- set has_annex = true -%}
-{%- if execute -%}
-    {%- set found = run_query("select count(*) from glob('" ~ annex_path | replace("'", "''") ~ "')") -%}
-    {%- set has_annex = found.columns[0].values()[0] > 0 -%}
-{%- endif -%}
+{%- set has_annex = release_has_table('redteam_transcripts') -%}
 
 with
 

@@ -13,8 +13,10 @@ final as (
         task_id,
         model_id,
         content as response_text,
-        -- an empty reply (nothing but white space) satisfies no criterion
-        regexp_full_match(coalesce(content, ''), '\s*') as is_empty
+        -- an empty reply (nothing but white space: space, tab, line feed, form feed, carriage
+        -- return) satisfies no criterion; written without a regular expression or backslash,
+        -- which engines read differently
+        translate(coalesce(content, ''), concat(' ', chr(9), chr(10), chr(12), chr(13)), '') = '' as is_empty
     from source
 )
 
