@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -98,7 +97,6 @@ DRAW_THREADS = max(1, min(os.cpu_count() or 1, 8))
 # Words kept from each end of a counted stretch to move words between resamples without redrawing them.
 _WINDOW = 1024
 _WORD = 2**32
-_LOW = 0 if sys.byteorder == "little" else 1  # index of the low 32-bit half of a uint64
 _EXAMPLES = 3
 
 
@@ -176,20 +174,28 @@ def _coded(column: pd.Series, table: str, allowed: tuple[str, ...]) -> np.ndarra
     return position[codes]
 
 
+def _arrow(column: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """The column as Arrow: without a copy when pandas already holds it in Arrow."""
+    array = column.array
+    return array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
+
+
 def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, ids): ids sorted in code-point order, codes indexing them row by row."""
-    codes, uniques = pd.factorize(column)
-    uniques = np.asarray(uniques, dtype=object)
+    """(codes, ids): ids sorted in code-point order, codes indexing them row by row (Arrow's
+    dictionary encoding: one hash look-up per row, about a third of pandas.factorize's time)."""
+    encoded = pc.dictionary_encode(_arrow(column))
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.unify_dictionaries().combine_chunks()
+    uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     order = np.argsort(uniques, kind="stable")
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
-    return position[codes], uniques[order]
+    return position[encoded.indices.to_numpy(zero_copy_only=False)], uniques[order]
 
 
 def _codes_in(column: pd.Series, ids: np.ndarray) -> np.ndarray:
     """Codes of column's values in ids (-1 when absent): one hash look-up per row in Arrow."""
-    array = column.array
-    values = array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
+    values = _arrow(column)
     found = pc.index_in(values, value_set=pa.array(ids).cast(values.type))
     return found.fill_null(-1).to_numpy().astype(np.int64)
 
@@ -390,9 +396,12 @@ def _lemire(
     words: np.ndarray, n_tasks: int, threshold: int, out: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(indices, skipped): (w * n_tasks) >> 32 per word as int64 (in `out`, a uint64 buffer, when
-    given: a fresh array costs more than the product), and the positions of skipped words."""
+    given: a fresh array costs more than the product), and the positions of skipped words.
+
+    A word is skipped when the low half of w * n_tasks, i.e. the product wrapped to 32 bits, is
+    below threshold; the wrapped uint32 product is half the memory of reading that half back."""
+    skipped = np.flatnonzero(np.multiply(words, np.uint32(n_tasks)) < threshold) if threshold else np.empty(0, np.int64)
     product = np.multiply(words, np.uint64(n_tasks), dtype=np.uint64, out=None if out is None else out[: len(words)])
-    skipped = np.flatnonzero(product.view(np.uint32)[_LOW::2] < threshold) if threshold else np.empty(0, np.int64)
     np.right_shift(product, np.uint64(32), out=product)
     return product.view(np.int64), skipped
 
@@ -413,7 +422,7 @@ def _count_stretches(
         if len(skipped):
             np.subtract.at(row, index[skipped], 1)
             index[skipped] = -1
-        np.multiply(row, 1.0, out=counts[b])  # a ufunc casts without holding the GIL
+        np.copyto(counts[b], row)  # casts without holding the GIL
         out.append((skipped + starts[b], index[:_WINDOW].copy(), index[-_WINDOW:].copy()))
     return out
 
