@@ -11,6 +11,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from release_factory import make_release  # noqa: E402
 
+SPARK_OUTCOMES: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Note the outcome of each test marked spark, for the summary below."""
+    if "spark" in report.keywords and (report.when == "call" or report.outcome != "passed"):
+        SPARK_OUTCOMES.append(f"{report.outcome.upper()} {report.nodeid} ({report.duration:.0f} s, {report.when})")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name the Spark tests and their outcomes in every run's log (CI's included), since a
+    passing test is otherwise only a dot."""
+    if SPARK_OUTCOMES:
+        terminalreporter.section("Spark (pytest -m spark)")
+        for line in SPARK_OUTCOMES:
+            terminalreporter.write_line(line)
+
 
 @pytest.fixture
 def good_release(tmp_path: Path) -> Path:
