@@ -9,16 +9,17 @@ dimensions as (
     select * from {{ ref('dimensions') }}
 ),
 
+dimension_list as (
+    {{ dimensions_and_all('dimensions') }}
+),
+
 final as (
     select
         judge_calibration.release_id,
-        case when judge_calibration.dimension = 'all' then 'all' else 'dimension' end as row_group,
+        dimension_list.row_group,
         judge_calibration.dimension,
-        coalesce(
-            dimensions.label,
-            case when judge_calibration.dimension = 'all' then 'All criteria' else judge_calibration.dimension end
-        ) as label,
-        dimensions.kind as dimension_kind,
+        dimension_list.label,
+        dimension_list.kind as dimension_kind,
         judge_calibration.n,
         judge_calibration.n_ties_dropped,
         judge_calibration.n_true_positive,
@@ -35,8 +36,8 @@ final as (
             as {{ dbt.type_bigint() }}
         ) as row_order
     from judge_calibration
-    left join dimensions
-        on judge_calibration.dimension = dimensions.dimension_id
+    left join dimension_list
+        on judge_calibration.dimension = dimension_list.dimension
 )
 
 select * from final

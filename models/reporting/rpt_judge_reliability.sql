@@ -14,15 +14,16 @@ dimensions as (
     select * from {{ ref('dimensions') }}
 ),
 
+dimension_list as (
+    {{ dimensions_and_all('dimensions') }}
+),
+
 final as (
     select
         judge_calibration.release_id,
-        case when judge_calibration.dimension = 'all' then 'all' else 'dimension' end as row_group,
+        dimension_list.row_group,
         judge_calibration.dimension,
-        coalesce(
-            dimensions.label,
-            case when judge_calibration.dimension = 'all' then 'All criteria' else judge_calibration.dimension end
-        ) as label,
+        dimension_list.label,
         judge_calibration.n,
         judge_calibration.kappa,
         judge_calibration.kappa_ci_low,
@@ -49,8 +50,8 @@ final as (
     from judge_calibration
     left join judge_agreement
         on judge_calibration.dimension = judge_agreement.dimension
-    left join dimensions
-        on judge_calibration.dimension = dimensions.dimension_id
+    left join dimension_list
+        on judge_calibration.dimension = dimension_list.dimension
 )
 
 select * from final
