@@ -21,15 +21,7 @@ final as (
         {{ release_id() }} as release_id,
         dimension_list.dimension,
         dimension_list.display_order,
-        coalesce(summarized.n_pairs, 0) as n_pairs,
-        coalesce(summarized.n_labels, 0) as n_labels,
-        coalesce(summarized.n_labels_met, 0) as n_labels_met,
-        coalesce(summarized.n_unanimous, 0) as n_unanimous,
-        coalesce(summarized.n_ties, 0) as n_ties,
-        summarized.unanimous_share,
-        summarized.tie_share,
-        summarized.observed_agreement,
-        summarized.krippendorff_alpha
+        {{ judge_agreement_values('summarized') }}
     from dimension_list
     left join summarized
         on dimension_list.dimension = summarized.dimension

@@ -39,15 +39,7 @@ final as (
         judge_dimensions.judge_id,
         judge_dimensions.dimension,
         judge_dimensions.display_order,
-        coalesce(summarized.n_pairs, 0) as n_pairs,
-        coalesce(summarized.n_labels, 0) as n_labels,
-        coalesce(summarized.n_labels_met, 0) as n_labels_met,
-        coalesce(summarized.n_unanimous, 0) as n_unanimous,
-        coalesce(summarized.n_ties, 0) as n_ties,
-        summarized.unanimous_share,
-        summarized.tie_share,
-        summarized.observed_agreement,
-        summarized.krippendorff_alpha
+        {{ judge_agreement_values('summarized') }}
     from judge_dimensions
     left join summarized
         on
