@@ -18,6 +18,7 @@ that strings are valid UTF-8), so a corrupt or undecodable file fails here, by n
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,10 +84,16 @@ def source_view(table: str) -> str:
 def render(model: Model, ref: Callable[[str], str]) -> str:
     """The model's SQL with source(), ref(), config(), dbt's type macros and the project's own
     macros (macros/*.sql, `adapter.dispatch` resolved to DuckDB's implementation) filled in."""
+    template = _environment().from_string(model.path().read_text(encoding="utf-8"))
+    return template.render(source=lambda _source, table: source_view(table), ref=ref)
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    """The Jinja environment the models render in: what every model and macro may call
+    besides source() and ref(), and the project's macros, loaded once per process."""
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, extensions=["jinja2.ext.do"])
     environment.globals.update(
-        source=lambda _source, table: source_view(table),
-        ref=ref,
         config=lambda **_: "",
         dbt=TYPES,
         execute=False,
@@ -101,7 +108,7 @@ def render(model: Model, ref: Callable[[str], str]) -> str:
         environment.globals.update(
             {name: macro for name, macro in vars(module).items() if isinstance(macro, jinja2.runtime.Macro)}
         )
-    return environment.from_string(model.path().read_text(encoding="utf-8")).render()
+    return environment
 
 
 def _dispatch(environment: jinja2.Environment, name: str) -> Callable[..., str]:
@@ -114,11 +121,16 @@ def _dispatch(environment: jinja2.Environment, name: str) -> Callable[..., str]:
 
 def _project_var(name: str, default: Any = None) -> Any:
     """A var of dbt_project.yml (the models' defaults; the gate passes no --vars)."""
-    project = yaml.safe_load((paths.PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
-    value = (project.get("vars") or {}).get(name, default)
+    value = _project_vars().get(name, default)
     if value is None:
         raise KeyError(f"var {name!r} is not in dbt_project.yml")
     return value
+
+
+@functools.cache
+def _project_vars() -> dict[str, Any]:
+    project = yaml.safe_load((paths.PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
+    return project.get("vars") or {}
 
 
 def register_sources(
