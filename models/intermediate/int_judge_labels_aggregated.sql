@@ -103,7 +103,7 @@ pooled as (
         cast(sum(n_null_met) as {{ dbt.type_bigint() }}) as n_null_met,
         cast(sum(n_negative_sample_index) as {{ dbt.type_bigint() }}) as n_negative_sample_index
     from keyed
-    where not (response_key > 0 and criterion_key > 0) or response_key is null or criterion_key is null
+    where coalesce(response_key, -1) < 0 or coalesce(criterion_key, -1) < 0
     group by response_key, criterion_key, judge_id
 ),
 

@@ -20,7 +20,7 @@ final as (
         responses.response_id,
         responses.model_id,
         responses.task_id,
-        responses.is_empty as is_empty_reply,
+        verdicts.is_empty_reply,
         criteria.criterion_id,
         criteria.dimension,
         criteria.weight,
