@@ -10,7 +10,8 @@ Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
 3. publish check -- a release id already published with other content needs --force;
 4. history -- the results of the releases published before are carried into the file;
 5. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
-   checked (it never reads the release folder);
+   checked (it never reads the release folder); its process starts before the gate and
+   imports dbt and parses the project while the gate runs (distressbench.dbt_process);
 6. verify -- the manifest is the one read before the gate and every file still has its
    sha256: what is published is what was checked;
 7. audit -- row counts reconcile with the manifest, the publication record is written and
@@ -47,7 +48,6 @@ import fcntl
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -60,7 +60,8 @@ from typing import Any
 
 import duckdb
 
-from distressbench import contract, paths
+from distressbench import contract
+from distressbench.dbt_process import DbtFailed, DbtProcess
 from distressbench.history import carry_forward
 from distressbench.manifest import manifest_sha256, read_manifest, sha256_of
 
@@ -68,18 +69,6 @@ KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
-# What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
-# `--indirect-selection empty`: leaving out a model the gate built does not leave out the tests
-# that read it (a project's own singular tests still run); the tests the gate guarantees are
-# left out by their tag.
-DBT_RELEASE_EXCLUDES = (
-    "--exclude-resource-type", "unit_test", "--indirect-selection", "empty",
-    "--exclude", "tag:built_by_gate", "tag:gate_guaranteed", "tag:implied_upstream",
-)
-# What dbt sees as the release folder in a release build: nothing there. The gate has built
-# the staging layer into the file; dbt reads only that (and a constant path keeps dbt's
-# partial parsing across releases).
-NO_RELEASE = "release-is-read-by-the-gate"
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
@@ -223,31 +212,14 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
             path.unlink(missing_ok=True)
 
 
-def run_dbt(database: Path, *, log_dir: Path, target_dir: Path | None = None) -> None:
-    """`dbt build` of the project into `database`, on the staging layer the gate built there,
-    without the models the gate built, the unit tests and the tests the gate or an upstream
-    test guarantees. `target_dir` (default: under `log_dir`) is dbt's target folder; a folder
-    kept between builds lets dbt parse partially."""
-    env = {
-        **os.environ,
-        "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
-        "DISTRESSBENCH_MEMORY_LIMIT": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "2GB"),
-        "DISTRESSBENCH_BUILD_DB": str(database),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_USE_COLORS": "false",
-        "DBT_TARGET_PATH": str(target_dir if target_dir is not None else log_dir / "target"),
-        "DBT_LOG_PATH": str(log_dir / "logs"),
-    }
-    dbt = Path(sys.executable).with_name("dbt")
-    command = [
-        str(dbt), "build", *DBT_RELEASE_EXCLUDES,
-        "--profiles-dir", str(paths.PROJECT_ROOT), "--project-dir", str(paths.PROJECT_ROOT),
-    ]
-    result = subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        _, summary, errors = result.stdout.partition("Completed with")  # dbt's list of what failed
-        detail = (summary + errors if summary else result.stdout or result.stderr)[-3000:]
-        raise StageFailed("dbt build", f"dbt exited {result.returncode}:\n{detail}\ndbt logs: {log_dir / 'logs'}")
+def run_dbt(dbt: DbtProcess) -> None:
+    """`dbt build` of the project into the unpublished file, on the staging layer the gate
+    built there, without the models the gate built, the unit tests and the tests the gate or
+    an upstream test guarantees (distressbench.dbt_process)."""
+    try:
+        dbt.build()
+    except DbtFailed as error:
+        raise StageFailed("dbt build", str(error)) from error
 
 
 def record_publication(database: Path, history: list[Record]) -> None:
@@ -395,6 +367,9 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         digest = manifest_sha256(release_dir) if (release_dir / contract.MANIFEST).is_file() else ""
         building = scratch / BUILDING_FILE
         stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
+        # dbt imports and parses the project while the gate runs; it builds only when told to
+        dbt = DbtProcess.start(building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
+        stack.callback(dbt.stop)
         with _stage("gate"):
             # the file checks, then the staging layer built into the unpublished file and the
             # value checks on what was built there
@@ -422,6 +397,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                     )
                 if current is not None and current.name == previous["build_file"]:
                     _say(f"release {release_id} is already published with identical content: nothing to do")
+                    dbt.stop()  # before its work folder goes
                     remove_stale_files(layout, history)
                     return current, False
         database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
@@ -430,7 +406,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             # (which the gate has created) for the history staging models dbt builds next
             carry_forward(layout.current_build(), building)
         with _stage("dbt build"):
-            run_dbt(building, log_dir=scratch / "dbt", target_dir=layout.builds_dir / DBT_TARGET)
+            run_dbt(dbt)
         with _stage("verify"):
             verify_release_unchanged(release_dir, digest)
         record = {
@@ -505,6 +481,9 @@ def _published_state(warehouse: Path) -> tuple[str | None, Path | None]:
 
 def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
     """The `distressbench build` command."""
+    from distressbench.gate import gx_runner_in_background
+
+    gx_runner_in_background()  # Great Expectations' import (~2 s) overlaps everything before the gate
     refusal = warehouse_refusal(warehouse)
     if refusal is not None:
         print(f"build: {refusal}", file=sys.stderr)

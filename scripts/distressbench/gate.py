@@ -14,6 +14,7 @@ table.column: what is wrong, how many rows, example keys`) and lands in the JSON
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import tempfile
@@ -38,9 +39,11 @@ STAGES = ("manifest", "schema", "values")
 MEMORY_LIMIT = "2GB"  # DuckDB spills beyond it (the build stays within a quarter of the pandas baseline)
 
 
-def _gx_runner_in_background() -> Callable[[], GxRunner]:
+@functools.cache
+def gx_runner_in_background() -> Callable[[], GxRunner]:
     """Import Great Expectations and set up its context in a thread (DuckDB releases the GIL
-    while it builds the staging tables); the returned call waits for it."""
+    while it builds the staging tables), once per process: at the first gate, or earlier when
+    a build starts; the returned call waits for it."""
     outcome: dict[str, Any] = {}
 
     def load() -> None:
@@ -105,7 +108,7 @@ def run_gate(
     The staging layer (distressbench.staging) is built in memory, or into `database` (the
     build's unpublished warehouse file), and the value checks run on what was built there."""
     started = time.perf_counter()
-    runner = _gx_runner_in_background()  # GX's import and set-up overlap the file checks and staging
+    runner = gx_runner_in_background()  # GX's import and set-up overlap the file checks and staging
     release_dir = Path(release_dir)
     recorder = Recorder(echo)
     release_id = check_manifest(release_dir, recorder)

@@ -1,0 +1,146 @@
+"""dbt for the release build, in a process of its own that starts before the gate.
+
+dbt's import and the parse of the project take ~2.5 s at 1x, more than the gate's file
+checks and staging; they depend only on the project, not on the release. So the build starts
+this process first (`DbtProcess.start`): it imports dbt and parses the project while the gate
+runs in the build's process, then waits. `DbtProcess.build` tells it to `dbt build` the rest
+of the project on the staging layer the gate built; `DbtProcess.stop` (a refused release,
+nothing to publish, any failure) lets it end without building. It reads its orders from its
+stdin, so it also ends when the build's process dies.
+
+Run as `python -m distressbench.dbt_process PROJECT_DIR` by `DbtProcess` only.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import IO, NoReturn
+
+from distressbench import paths
+
+# What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
+# `--indirect-selection empty`: leaving out a model the gate built does not leave out the tests
+# that read it (a project's own singular tests still run); the tests the gate guarantees are
+# left out by their tag.
+DBT_RELEASE_EXCLUDES = (
+    "--exclude-resource-type", "unit_test", "--indirect-selection", "empty",
+    "--exclude", "tag:built_by_gate", "tag:gate_guaranteed", "tag:implied_upstream",
+)
+# What dbt sees as the release folder in a release build: nothing there. The gate has built
+# the staging layer into the file; dbt reads only that (and a constant path keeps dbt's
+# partial parsing across releases).
+NO_RELEASE = "release-is-read-by-the-gate"
+BUILD_ORDER = "build"
+CONSOLE_LOG = "console.log"  # what dbt printed, in the log folder
+STOP_TIMEOUT_S = 60
+
+
+class DbtFailed(RuntimeError):
+    """dbt could not parse the project, or a node of the build failed."""
+
+
+class DbtProcess:
+    """The dbt process of one release build, building into `database`."""
+
+    def __init__(self, process: subprocess.Popen[bytes], console: Path) -> None:
+        self._process = process
+        self._console = console
+
+    @classmethod
+    def start(cls, database: Path, *, log_dir: Path, target_dir: Path) -> DbtProcess:
+        """Start dbt's import and parse; `target_dir` is dbt's target folder (kept between
+        builds, dbt parses partially)."""
+        log_dir.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
+            "DISTRESSBENCH_MEMORY_LIMIT": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "2GB"),
+            "DISTRESSBENCH_BUILD_DB": str(database),
+            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+            "DBT_USE_COLORS": "false",
+            "DBT_TARGET_PATH": str(target_dir),
+            "DBT_LOG_PATH": str(log_dir / "logs"),
+            # dbt's debug log (every statement) costs ~0.5 s at 1x; DBT_LOG_LEVEL_FILE=debug asks for it
+            "DBT_LOG_LEVEL_FILE": os.environ.get("DBT_LOG_LEVEL_FILE", "info"),
+        }
+        console = log_dir / CONSOLE_LOG
+        with console.open("wb") as sink:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "distressbench.dbt_process", str(paths.PROJECT_ROOT)],
+                cwd=paths.PROJECT_ROOT, env=env, stdin=subprocess.PIPE, stdout=sink, stderr=subprocess.STDOUT,
+            )
+        return cls(process, console)
+
+    def build(self) -> None:
+        """`dbt build` of the release (what DBT_RELEASE_EXCLUDES leaves in); raises DbtFailed
+        with dbt's list of what failed."""
+        self._order(BUILD_ORDER)
+        code = self._process.wait()
+        if code != 0:
+            printed = self._console.read_text(encoding="utf-8", errors="replace")
+            _, summary, errors = printed.partition("Completed with")  # dbt's list of what failed
+            detail = (summary + errors if summary else printed)[-3000:]
+            raise DbtFailed(f"dbt exited {code}:\n{detail}\ndbt logs: {self._console.parent / 'logs'}")
+
+    def stop(self) -> None:
+        """End the process without building (a no-op once it has ended); waits for it, so
+        that it never writes dbt's target folder after the build has returned."""
+        if self._process.poll() is None:
+            self._order("")
+            try:
+                self._process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+
+    def _order(self, order: str) -> None:
+        stdin: IO[bytes] | None = self._process.stdin
+        if stdin is None or stdin.closed:
+            return
+        try:
+            stdin.write(f"{order}\n".encode())
+            stdin.close()
+        except BrokenPipeError:  # the process has already ended (dbt could not parse): build() reports it
+            pass
+
+
+def main(project: str) -> int:
+    """In the dbt process: parse the project in folder `project`, wait for the order, build."""
+    from dbt.cli.main import dbtRunner
+
+    project_flags = ["--profiles-dir", project, "--project-dir", project]
+    parsed = dbtRunner().invoke(["parse", *project_flags])
+    if not parsed.success:
+        print(f"Completed with an error: dbt could not parse the project: {parsed.exception}", flush=True)
+        return 1
+    # the bootstrap models' imports (numpy, pandas), also paid while the gate runs
+    import distressbench.bootstrap
+    import distressbench.calibration_bootstrap  # noqa: F401
+
+    if sys.stdin.readline().strip() != BUILD_ORDER:
+        return 0
+    built = dbtRunner(manifest=parsed.result).invoke(["build", *DBT_RELEASE_EXCLUDES, *project_flags])
+    _end(0 if built.success else 1)
+
+
+def _end(code: int) -> NoReturn:
+    """End the dbt process once dbt has built: close the database dbt-duckdb keeps open until
+    the interpreter ends (closing checkpoints it), flush the logs, and skip the teardown of
+    dbt's modules (~0.4 s at 1x, on the build's critical path)."""
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    DuckDBConnectionManager.close_all_connections()
+    gc.collect()  # the last reference to the database goes, and DuckDB closes the file
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
