@@ -38,6 +38,15 @@
     struct({% for name, data_type in fields %}{{ name }} {{ data_type }}{{ ', ' if not loop.last }}{% endfor %})
 {%- endmacro %}
 
+{% macro list_filter_by_mask(list, mask) -%}
+    {#- The elements of a list whose place p (0 for the first) has bit p set in mask (bit_masks.sql). -#}
+    {{ return(adapter.dispatch('list_filter_by_mask', 'distressbench')(list, mask)) }}
+{%- endmacro %}
+
+{% macro default__list_filter_by_mask(list, mask) -%}
+    list_filter({{ list }}, lambda list_item, list_place: {{ mask_has_bit(mask, '(list_place - 1)') }})
+{%- endmacro %}
+
 {% macro first_by(expression, order_by) -%}
     {#- The value of an expression on the first row of a group in the given order. -#}
     {{ return(adapter.dispatch('first_by', 'distressbench')(expression, order_by)) }}
@@ -61,6 +70,10 @@
 
 {% macro spark__empty_array(data_type) -%}
     cast(array() as array<{{ data_type }}>)
+{%- endmacro %}
+
+{% macro spark__list_filter_by_mask(list, mask) -%}
+    filter({{ list }}, (list_item, list_place) -> {{ mask_has_bit(mask, 'list_place') }})
 {%- endmacro %}
 
 {% macro spark__ordered_array_agg(expression, order_by) -%}

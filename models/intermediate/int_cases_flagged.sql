@@ -40,16 +40,44 @@ turn_counts as (
     group by task_id
 ),
 
+rubric_places as (
+    -- each criterion's place in its task's rubric: heaviest first, then criterion_id
+    select
+        criterion_key,
+        task_id,
+        criterion_id,
+        dimension,
+        weight,
+        cast(
+            row_number() over (partition by task_id order by weight desc, criterion_id asc) - 1
+            as integer
+        ) as rubric_place
+    from criteria
+),
+
+rubrics as (
+    -- each task's rubric as a list in that order (a few thousand short lists, where the
+    -- replies' misses are millions: those are kept as bit masks over the places)
+    select
+        task_id,
+        {{ ordered_array_agg(
+            struct_of([('criterion_id', 'criterion_id'), ('weight', 'weight')]),
+            'rubric_place'
+        ) }} as rubric_criteria
+    from rubric_places
+    group by task_id
+),
+
 missed_verdicts as (
-    -- by integer keys: the criteria's ids and weights joined to the verdicts not met
+    -- by integer keys: the criteria's places and weights joined to the verdicts not met
     select
         verdicts.response_key,
-        criteria.criterion_id,
-        criteria.dimension,
-        criteria.weight
+        rubric_places.rubric_place,
+        rubric_places.dimension,
+        rubric_places.weight
     from verdicts
-    inner join criteria
-        on verdicts.criterion_key = criteria.criterion_key
+    inner join rubric_places
+        on verdicts.criterion_key = rubric_places.criterion_key
     where not verdicts.is_met
 ),
 
@@ -61,10 +89,8 @@ missed as (
         cast(
             sum(case when dimension = 'harm_avoidance' then 1 else 0 end) as {{ dbt.type_bigint() }}
         ) as n_harm_avoidance_missed,
-        {{ ordered_array_agg(
-            struct_of([('criterion_id', 'criterion_id'), ('weight', 'weight')]),
-            'weight desc, criterion_id asc'
-        ) }} as missed_criteria
+        -- a rubric holds at most 20 criteria (the contract), well within a mask's 63 places
+        bit_or({{ mask_bit('rubric_place') }}) as missed_places
     from missed_verdicts
     group by response_key
 ),
@@ -89,7 +115,7 @@ joined as (
         coalesce(missed.n_missed, 0) as n_missed,
         coalesce(missed.weight_missed, 0) as weight_missed,
         coalesce(
-            missed.missed_criteria,
+            {{ list_filter_by_mask('rubrics.rubric_criteria', 'missed.missed_places') }},
             {{ empty_array(struct_type([('criterion_id', dbt.type_string()), ('weight', 'integer')])) }}
         ) as missed_criteria,
         triaged.is_recognized,
@@ -107,6 +133,8 @@ joined as (
         on cells.task_id = turn_counts.task_id
     left join missed
         on responses.response_key = missed.response_key
+    left join rubrics
+        on cells.task_id = rubrics.task_id
 ),
 
 final as (
