@@ -1,8 +1,15 @@
-"""Bootstrap intervals for every model score and headline metric (issue: resample tasks).
+"""Bootstrap intervals for every model score and headline metric, and for the judge
+calibration (issues: resample tasks; judge reliability), from one draw of the task counts.
 
-A thin shell around distressbench.bootstrap.run_bootstrap, which holds the method and its
-tests. B, the seed and alpha come from the vars bootstrap_samples, bootstrap_seed and
-bootstrap_alpha (see dbt_project.yml). The marts on top carry the enforced contracts.
+A thin shell around distressbench.bootstrap.run_bootstrap and
+distressbench.calibration_bootstrap.CalibrationResamples, which hold the methods and their
+tests: the leaderboard bootstrap draws each chunk of resample counts and hands it to the
+calibration's resamples too, so resample b reweights the same tasks in both (and the counts,
+the costliest step, are drawn once). The calibration's rows are statistic
+'calibration_<agreement|kappa|f1>' per dimension (and 'all'), with intervals only;
+int_calibration_resampled lays them out per dimension. B, the seed and alpha come from the
+vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml). The marts
+on top carry the enforced contracts.
 """
 
 import pyarrow as pa
@@ -12,15 +19,20 @@ OUTPUT_SCHEMA = pa.schema(
         ("statistic", pa.string()),
         ("model_id", pa.string()),
         ("other_model_id", pa.string()),
+        ("dimension", pa.string()),
         ("estimate", pa.float64()),
         ("ci_low", pa.float64()),
         ("ci_high", pa.float64()),
     ]
 )
+CALIBRATION_STATISTICS = ("agreement", "kappa", "f1")
 
 
 def model(dbt, session):
+    import pandas as pd
+
     from distressbench.bootstrap import run_bootstrap
+    from distressbench.calibration_bootstrap import CalibrationResamples
 
     cells = dbt.ref("int_cells_scored").set_alias("cells")
     triaged = dbt.ref("int_cells_triaged").set_alias("triaged")
@@ -34,12 +46,47 @@ def model(dbt, session):
     dimension_frame = dbt.ref("int_cell_dimensions_scored").select(
         "model_id, task_id, dimension, score"
     ).to_arrow_table().to_pandas()
+    tasks = dbt.ref("stg_release__tasks").select("task_id").to_arrow_table().to_pandas()
+    verdicts = dbt.ref("int_verdicts_voted").set_alias("verdicts")
+    adjudicated = dbt.ref("int_calibration_labels_adjudicated").set_alias("adjudicated")
+    # the pairs of marts.judge_calibration: a calibrated pair with a majority label, and the judge's verdict
+    pairs = (
+        adjudicated.join(
+            verdicts,
+            "adjudicated.response_id = verdicts.response_id and adjudicated.criterion_id = verdicts.criterion_id",
+        )
+        .filter("not adjudicated.is_tie")
+        .select(
+            "verdicts.task_id, verdicts.dimension, verdicts.is_met as is_judge_met, adjudicated.is_gold_met"
+        )
+        .to_arrow_table()
+        .to_pandas()
+    )
 
+    samples = int(dbt.config.get("bootstrap_samples"))
+    alpha = float(dbt.config.get("bootstrap_alpha"))
+    calibration = CalibrationResamples(tasks["task_id"], pairs, samples=samples)
     estimates = run_bootstrap(
         cell_frame,
         dimension_frame,
-        samples=int(dbt.config.get("bootstrap_samples")),
+        samples=samples,
         seed=int(dbt.config.get("bootstrap_seed")),
-        alpha=float(dbt.config.get("bootstrap_alpha")),
+        alpha=alpha,
+        on_counts=calibration.add,
     )
-    return pa.Table.from_pandas(estimates[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False)
+    intervals = calibration.intervals(alpha)
+    calibration_rows = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "statistic": f"calibration_{name}",
+                    "dimension": intervals["dimension"],
+                    "ci_low": intervals[f"{name}_ci_low"],
+                    "ci_high": intervals[f"{name}_ci_high"],
+                }
+            )
+            for name in CALIBRATION_STATISTICS
+        ]
+    )
+    rows = pd.concat([estimates, calibration_rows], ignore_index=True)
+    return pa.Table.from_pandas(rows[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False)

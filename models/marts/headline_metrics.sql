@@ -146,7 +146,7 @@ intervals as (
         ci_low,
         ci_high
     from bootstrap
-    where model_id is null
+    where model_id is null and dimension is null
     union all
     select
         metric,

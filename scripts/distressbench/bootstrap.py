@@ -3,9 +3,10 @@
 Method
 - Tasks are resampled with replacement, B times. Tasks are ordered by task_id (code-point
   order) and models by model_id first, so nothing depends on the row order of the inputs.
-- Resample b's task counts (``_draw_counts``; a calibration bootstrap that must share them
-  can call it): with ``rng = np.random.Generator(np.random.PCG64(seed))``, resample b counts
-  row b of ``rng.integers(0, n_tasks, size=(B, n_tasks))``, i.e. values ``b * n_tasks`` to
+- Resample b's task counts (``_draw_counts``; the calibration bootstrap gets the same ones
+  through ``run_bootstrap``'s ``on_counts``): with
+  ``rng = np.random.Generator(np.random.PCG64(seed))``, resample b counts row b of
+  ``rng.integers(0, n_tasks, size=(B, n_tasks))``, i.e. values ``b * n_tasks`` to
   ``(b + 1) * n_tasks - 1`` of one stream of task indices, which is read chunk by chunk in
   order; ``counts[b, j]`` is how often task j (the j-th task_id) occurs in that row. Every
   statistic of resample b uses the same counts (a joint bootstrap), so paired differences
@@ -61,6 +62,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -599,6 +601,7 @@ def run_bootstrap(
     seed: int = 20261101,
     alpha: float = 0.05,
     chunk_size: int | None = None,
+    on_counts: Callable[[np.ndarray, np.ndarray], None] | None = None,
 ) -> pd.DataFrame:
     """Joint task bootstrap of model scores, ranks, pair differences and headline metrics.
 
@@ -608,6 +611,9 @@ def run_bootstrap(
     dimension: model_id, task_id, dimension, score. Extra columns are ignored.
     Returns columns statistic, model_id, other_model_id, estimate, ci_low, ci_high (see the
     module docstring for the method, ranking and tie conventions).
+    on_counts(counts, task_ids), if given, sees each chunk of resample counts in resample
+    order (columns: the sorted task ids it is given), so that another bootstrap over the same
+    tasks (CalibrationResamples.add) shares the draws; the array is reused for the next chunk.
     """
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise BootstrapInputError(f"samples must be a positive integer, got {samples!r}")
@@ -641,7 +647,10 @@ def run_bootstrap(
     counts = np.empty((step, n))
     for start in range(0, samples, step):
         size = min(step, samples - start)
-        sums = (_draw_counts(rng, n, size, out=counts) @ design.design) * design.unscale
+        drawn = _draw_counts(rng, n, size, out=counts)
+        if on_counts is not None:
+            on_counts(drawn, design.task_ids)
+        sums = (drawn @ design.design) * design.unscale
         stats = _statistics(sums, design, pairs)
         draws[start : start + size] = stats
         chunk_ranks = _ranks(stats[:, design.ranked])

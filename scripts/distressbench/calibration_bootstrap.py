@@ -2,10 +2,10 @@
 
 Method
 - Resample b's task counts are the leaderboard bootstrap's (distressbench.bootstrap): the
-  same generator, ``Generator(PCG64(seed))``, the same draw routine ``_draw_counts``, over
-  ALL tasks of the release sorted by task_id (code-point order), drawn chunk by chunk in
-  order. So resample b of the calibration and resample b of the leaderboard reweight the
-  same tasks (a joint bootstrap), whatever chunk sizes either uses.
+  build's run_bootstrap hands each chunk of counts it draws (over ALL tasks of the release
+  sorted by task_id, code-point order) to CalibrationResamples.add. So resample b of the
+  calibration and resample b of the leaderboard reweight the same tasks (a joint
+  bootstrap), and the counts are drawn once.
 - Per task and per dimension (and over all dimensions), the calibrated pairs' confusion
   counts (TP, FP, FN, TN; pairs whose clinicians tie are left out beforehand) form an
   integer design matrix; a resample's counts are ``counts @ design``, exact in float64.
@@ -19,12 +19,9 @@ Method
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
-
-from distressbench.bootstrap import _draw_counts
 
 PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
 OUTPUT_COLUMNS = (
@@ -38,19 +35,11 @@ OUTPUT_COLUMNS = (
 )
 OVERALL = "all"
 QUANTILE_METHOD = "linear"
-COUNT_BYTES_BUDGET = 64 * 2**20
 _EXAMPLES = 3
 
 
 class CalibrationInputError(ValueError):
-    """The tasks or calibrated pairs handed to calibration_intervals break an assumption."""
-
-
-def resample_counts(n_tasks: int, samples: int, seed: int, chunk_size: int) -> Iterator[np.ndarray]:
-    """The bootstrap's task counts, chunk by chunk in resample order (rows = resamples)."""
-    rng = np.random.Generator(np.random.PCG64(int(seed)))
-    for start in range(0, samples, chunk_size):
-        yield _draw_counts(rng, n_tasks, min(chunk_size, samples - start))
+    """The tasks or calibrated pairs handed to CalibrationResamples break an assumption."""
 
 
 def _validate(task_ids: pd.Series, pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -99,53 +88,56 @@ def _statistics(confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return agreement, kappa, f1
 
 
-def calibration_intervals(
-    task_ids: pd.Series,
-    pairs: pd.DataFrame,
-    *,
-    samples: int = 10_000,
-    seed: int = 20261101,
-    alpha: float = 0.05,
-    chunk_size: int | None = None,
-) -> pd.DataFrame:
-    """Percentile intervals of agreement, kappa and F1, per dimension of the pairs and 'all'.
+class CalibrationResamples:
+    """The calibration statistics of each resample, filled chunk by chunk from the task counts.
 
     task_ids: every task of the release. pairs: one row per calibrated pair with a gold
-    label (clinician ties dropped): task_id, dimension, is_judge_met, is_gold_met.
-    Returns OUTPUT_COLUMNS, one row per dimension present (sorted) and one for 'all'.
+    label (clinician ties dropped): task_id, dimension, is_judge_met, is_gold_met. `add`
+    takes the next chunk of resample counts (rows: resamples in order; columns: the tasks by
+    task_id, named by `task_order`), from resample_counts or from the leaderboard bootstrap
+    (run_bootstrap's on_counts), which then draws the counts once for both.
     """
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise CalibrationInputError(f"samples must be a positive integer, got {samples!r}")
-    if not 0.0 < float(alpha) < 1.0:
-        raise CalibrationInputError(f"alpha must be in (0, 1), got {alpha!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise CalibrationInputError(f"seed must be a non-negative integer, got {seed!r}")
-    tasks, position = _validate(task_ids, pairs)
-    dimensions = sorted(str(d) for d in pd.unique(pairs["dimension"]))
-    groups = [OVERALL, *dimensions]
-    judge = pairs["is_judge_met"].to_numpy(dtype=bool)
-    gold = pairs["is_gold_met"].to_numpy(dtype=bool)
-    cell = np.select([judge & gold, judge & ~gold, ~judge & gold], [0, 1, 2], default=3)
-    group_of = pd.Index(groups).get_indexer(pairs["dimension"].astype(str).to_numpy(dtype=object))
-    design = np.zeros((len(tasks), len(groups) * 4))
-    np.add.at(design, (position, cell), 1.0)  # 'all' is group 0
-    np.add.at(design, (position, group_of * 4 + cell), 1.0)
 
-    step = int(chunk_size) if chunk_size else max(1, COUNT_BYTES_BUDGET // (8 * len(tasks)))
-    draws = np.empty((3, samples, len(groups)))
-    done = 0
-    for counts in resample_counts(len(tasks), samples, seed, step):
-        confusion = (counts @ design).reshape(len(counts), len(groups), 4)
+    def __init__(self, task_ids: pd.Series, pairs: pd.DataFrame, *, samples: int) -> None:
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise CalibrationInputError(f"samples must be a positive integer, got {samples!r}")
+        self.tasks, position = _validate(task_ids, pairs)
+        dimensions = sorted(str(d) for d in pd.unique(pairs["dimension"]))
+        self.groups = [OVERALL, *dimensions]
+        judge = pairs["is_judge_met"].to_numpy(dtype=bool)
+        gold = pairs["is_gold_met"].to_numpy(dtype=bool)
+        cell = np.select([judge & gold, judge & ~gold, ~judge & gold], [0, 1, 2], default=3)
+        group_of = pd.Index(self.groups).get_indexer(pairs["dimension"].astype(str).to_numpy(dtype=object))
+        self._design = np.zeros((len(self.tasks), len(self.groups) * 4))
+        np.add.at(self._design, (position, cell), 1.0)  # 'all' is group 0
+        np.add.at(self._design, (position, group_of * 4 + cell), 1.0)
+        self._draws = np.empty((3, samples, len(self.groups)))
+        self._done = 0
+
+    def add(self, counts: np.ndarray, task_order: np.ndarray) -> None:
+        """The statistics of the next len(counts) resamples; task_order names counts' columns."""
+        if not np.array_equal(task_order, self.tasks):
+            raise CalibrationInputError(
+                f"the resamples count {len(task_order)} tasks, the calibration has {len(self.tasks)} "
+                "(or other task ids): both must resample every task of the release"
+            )
+        confusion = (counts @ self._design).reshape(len(counts), len(self.groups), 4)
         for i, values in enumerate(_statistics(confusion)):
-            draws[i, done : done + len(counts)] = values
-        done += len(counts)
+            self._draws[i, self._done : self._done + len(counts)] = values
+        self._done += len(counts)
 
-    quantiles = [alpha / 2, 1 - alpha / 2]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
-        bounds = [np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD) for d in draws]
-    frame = {"dimension": pd.Series(groups, dtype="str")}
-    for name, (low, high) in zip(("agreement", "kappa", "f1"), bounds, strict=True):
-        frame[f"{name}_ci_low"] = low
-        frame[f"{name}_ci_high"] = high
-    return pd.DataFrame(frame)[list(OUTPUT_COLUMNS)]
+    def intervals(self, alpha: float) -> pd.DataFrame:
+        """OUTPUT_COLUMNS, one row per dimension present (sorted) and one for 'all'."""
+        if not 0.0 < float(alpha) < 1.0:
+            raise CalibrationInputError(f"alpha must be in (0, 1), got {alpha!r}")
+        if self._done != self._draws.shape[1]:
+            raise CalibrationInputError(f"{self._done} of {self._draws.shape[1]} resamples were added")
+        quantiles = [alpha / 2, 1 - alpha / 2]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
+            bounds = [np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD) for d in self._draws]
+        frame = {"dimension": pd.Series(self.groups, dtype="str")}
+        for name, (low, high) in zip(("agreement", "kappa", "f1"), bounds, strict=True):
+            frame[f"{name}_ci_low"] = low
+            frame[f"{name}_ci_high"] = high
+        return pd.DataFrame(frame)[list(OUTPUT_COLUMNS)]

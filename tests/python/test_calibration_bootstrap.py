@@ -6,14 +6,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from distressbench.bootstrap import _draw_counts
-from distressbench.calibration_bootstrap import (
-    CalibrationInputError,
-    calibration_intervals,
-    resample_counts,
-)
+from bootstrap_inputs import random_inputs
+from distressbench.bootstrap import _draw_counts, run_bootstrap
+from distressbench.calibration_bootstrap import CalibrationInputError, CalibrationResamples
 
 SEED = 20261101
+
+
+def calibration_intervals(
+    tasks: pd.Series,
+    pairs: pd.DataFrame,
+    *,
+    samples: int,
+    seed: int = SEED,
+    alpha: float = 0.05,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """The calibration bootstrap on its own: it draws the counts chunk by chunk, as the
+    leaderboard bootstrap does when it feeds them to the build's CalibrationResamples."""
+    resamples = CalibrationResamples(tasks, pairs, samples=samples)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    step = chunk_size or samples
+    for start in range(0, samples, step):
+        counts = _draw_counts(rng, len(resamples.tasks), min(step, samples - start))
+        resamples.add(counts, resamples.tasks)
+    return resamples.intervals(alpha)
 
 
 def _pairs(n_tasks: int = 12, seed: int = 3) -> tuple[pd.Series, pd.DataFrame]:
@@ -26,13 +43,6 @@ def _pairs(n_tasks: int = 12, seed: int = 3) -> tuple[pd.Series, pd.DataFrame]:
             judge = gold if rng.random() < 0.8 else not gold
             rows.append((task, str(rng.choice(["routing", "validation"])), judge, gold))
     return tasks, pd.DataFrame(rows, columns=["task_id", "dimension", "is_judge_met", "is_gold_met"])
-
-
-def test_resample_b_draws_the_leaderboard_bootstraps_counts() -> None:
-    expected = _draw_counts(np.random.Generator(np.random.PCG64(SEED)), 30, 50)
-    for chunk in (1, 7, 50, 64):
-        drawn = np.vstack(list(resample_counts(30, 50, SEED, chunk)))
-        assert np.array_equal(drawn, expected), chunk
 
 
 def _naive(
@@ -98,3 +108,29 @@ def test_bad_input_is_named() -> None:
         calibration_intervals(tasks, broken, samples=5)
     with pytest.raises(CalibrationInputError, match="samples must be a positive integer"):
         calibration_intervals(tasks, pairs, samples=0)
+
+
+def test_fed_by_the_leaderboard_bootstrap_the_intervals_are_the_same() -> None:
+    """The build draws the counts once: run_bootstrap hands each chunk to the calibration."""
+    cells, dimension_cells = random_inputs(n_tasks=12, n_models=4, seed=5)
+    tasks = pd.Series(sorted(cells["task_id"].unique())[::-1], dtype="str")
+    pairs = pd.DataFrame(
+        {
+            "task_id": tasks.repeat(3).to_numpy(),
+            "dimension": ["routing", "validation", "routing"] * len(tasks),
+            "is_judge_met": [True, False, True, True, True, False] * (len(tasks) // 2),
+            "is_gold_met": [True, True, False, True, False, False] * (len(tasks) // 2),
+        }
+    )
+    alone = calibration_intervals(tasks, pairs, samples=200, seed=SEED, alpha=0.1)
+    for chunk in (7, 200):
+        shared = CalibrationResamples(tasks, pairs, samples=200)
+        run_bootstrap(cells, dimension_cells, samples=200, seed=SEED, alpha=0.1, chunk_size=chunk, on_counts=shared.add)
+        pd.testing.assert_frame_equal(shared.intervals(0.1), alone, check_exact=True)
+
+    fewer = CalibrationResamples(tasks[1:], pairs[pairs["task_id"] != tasks[0]], samples=200)
+    with pytest.raises(CalibrationInputError, match="the resamples count 12 tasks, the calibration has 11"):
+        run_bootstrap(cells, dimension_cells, samples=200, seed=SEED, on_counts=fewer.add)
+    unfinished = CalibrationResamples(tasks, pairs, samples=200)
+    with pytest.raises(CalibrationInputError, match="0 of 200 resamples were added"):
+        unfinished.intervals(0.1)
