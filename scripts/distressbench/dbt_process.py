@@ -52,15 +52,17 @@ class DbtProcess:
         self._console = console
 
     @classmethod
-    def start(cls, database: Path, *, log_dir: Path, target_dir: Path) -> DbtProcess:
+    def start(cls, database: Path, *, log_dir: Path, target_dir: Path, threads: int) -> DbtProcess:
         """Start dbt's import and parse; `target_dir` is dbt's target folder (kept between
-        builds, dbt parses partially)."""
+        builds, dbt parses partially); dbt runs `threads` nodes side by side unless
+        DISTRESSBENCH_THREADS says otherwise."""
         log_dir.mkdir(parents=True, exist_ok=True)
         env = {
             **os.environ,
             "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
             "DISTRESSBENCH_MEMORY_LIMIT": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "2GB"),
             "DISTRESSBENCH_BUILD_DB": str(database),
+            "DISTRESSBENCH_THREADS": os.environ.get("DISTRESSBENCH_THREADS", str(threads)),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             "DBT_USE_COLORS": "false",
             "DBT_TARGET_PATH": str(target_dir),

@@ -554,3 +554,21 @@ def test_a_path_inside_a_builds_folder_is_refused(shared: Shared, capsys: pytest
     err = _refused(capsys, shared.warehouse.resolve(), shared.release("b"))
     assert "the builds folder of a warehouse" in err
     assert _snapshot(shared.warehouse) == before
+
+
+def test_a_small_release_is_built_with_two_dbt_threads_and_a_large_one_with_one(tmp_path: Path) -> None:
+    def release(manifest: object) -> Path:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        return folder
+
+    def labels(rows: object) -> Path:
+        return release({"files": {"judge_labels.parquet": {"rows": rows, "sha256": "0" * 64}}})
+
+    assert build.dbt_threads(labels(build.TWO_DBT_THREADS_BELOW_LABELS - 1)) == 2
+    assert build.dbt_threads(labels(build.TWO_DBT_THREADS_BELOW_LABELS)) == 1
+    assert build.dbt_threads(labels("many")) == 1
+    assert build.dbt_threads(release({"files": {}})) == 1  # the gate says what is wrong
+    assert build.dbt_threads(release([1, 2])) == 1
+    assert build.dbt_threads(tmp_path / "no-such-release") == 1
