@@ -34,11 +34,7 @@ rubric_groups as (
     from judge_groups
     inner join responses
         on judge_groups.response_key = responses.response_key
-    inner join criteria
-        on
-            judge_groups.criterion_key = criteria.criterion_key
-            and responses.task_id = criteria.task_id
-    where not responses.is_empty
+    where judge_groups.is_rubric_pair and not responses.is_empty
 ),
 
 all_judge_units as (

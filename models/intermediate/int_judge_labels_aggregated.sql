@@ -1,8 +1,9 @@
 {{ config(tags=['built_by_gate']) }}
 {#- The one pass over the judge labels: one row per (response_id, criterion_id, judge_id) that
     has labels, keyed by the replies' and criteria's surrogate keys (null for a null id, -1 for
-    an id not in the release: all such labels of a judge share one row). It carries what the
-    verdicts need (labels, labels met), which samples were labelled and met (bit s of the masks
+    an id not in the release: all such labels of a judge share one row). It carries whether
+    the criterion is one of the reply's task's (is_rubric_pair), what the verdicts need
+    (labels, labels met), which samples were labelled and met (bit s of the masks
     for sample_index s in 0..62; the masks are null for a group holding any other, or a null,
     sample_index) and what the gate's label checks count (nulls, negative sample indexes).
     Only what the verdicts, the judge-reliability marts and the gate read: every aggregate
@@ -25,7 +26,8 @@ criteria as (
 response_index as (
     select distinct
         response_id,
-        response_key
+        response_key,
+        task_id
     from responses
     where response_id is not null
 ),
@@ -33,7 +35,8 @@ response_index as (
 criterion_index as (
     select distinct
         criterion_id,
-        criterion_key
+        criterion_key,
+        task_id
     from criteria
     where criterion_id is not null
 ),
@@ -69,6 +72,9 @@ keyed as (
             when grouped.criterion_id is not null then coalesce(criterion_index.criterion_key, -1)
         end as criterion_key,
         grouped.judge_id,
+        -- the criterion is one of the reply's task's: the pairs the verdicts and the judge
+        -- marts read, marked here, where both ids are joined anyway
+        coalesce(response_index.task_id = criterion_index.task_id, false) as is_rubric_pair,
         grouped.n_labels,
         grouped.n_met,
         grouped.n_outside_mask,
@@ -94,6 +100,7 @@ pooled as (
         response_key,
         criterion_key,
         judge_id,
+        false as is_rubric_pair,
         cast(sum(n_labels) as {{ dbt.type_bigint() }}) as n_labels,
         cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met,
         cast(sum(n_outside_mask) as {{ dbt.type_bigint() }}) as n_outside_mask,
@@ -112,6 +119,7 @@ final as (
         response_key,
         criterion_key,
         judge_id,
+        is_rubric_pair,
         n_labels,
         n_met,
         case when n_outside_mask = 0 then any_sample_mask end as sample_mask,

@@ -34,8 +34,9 @@ n_rubric_pairs as (
 ),
 
 rubric_groups as (
-    -- the label groups of a (reply, criterion of its task) pair, by integer keys; the small
-    -- staging tables give what the verdicts need, so the pairs themselves are never joined
+    -- the label groups of a (reply, criterion of its task) pair (is_rubric_pair), by integer
+    -- keys; the small staging tables give what the verdicts need, so the pairs themselves are
+    -- never joined
     select
         judge_groups.judge_id,
         judge_groups.response_key,
@@ -49,9 +50,8 @@ rubric_groups as (
     inner join responses
         on judge_groups.response_key = responses.response_key
     inner join criteria
-        on
-            judge_groups.criterion_key = criteria.criterion_key
-            and responses.task_id = criteria.task_id
+        on judge_groups.criterion_key = criteria.criterion_key
+    where judge_groups.is_rubric_pair
 ),
 
 label_patterns as (
