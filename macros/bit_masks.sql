@@ -1,7 +1,6 @@
 {#- Bit masks in a bigint (bit p set for position p, 0 <= p <= 62; DuckDB refuses a shift
     beyond): the samples a judge's label group holds (int_judge_labels_aggregated, position =
-    sample_index) and the criteria a reply missed (int_cases_flagged, position = place in the
-    task's rubric). Engine-specific, so dispatched. -#}
+    sample_index). Engine-specific, so dispatched. -#}
 
 {% macro mask_bit(position) -%}
     {{ return(adapter.dispatch('mask_bit', 'distressbench')(position)) }}

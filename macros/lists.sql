@@ -38,13 +38,13 @@
     struct({% for name, data_type in fields %}{{ name }} {{ data_type }}{{ ', ' if not loop.last }}{% endfor %})
 {%- endmacro %}
 
-{% macro list_filter_by_mask(list, mask) -%}
-    {#- The elements of a list whose place p (0 for the first) has bit p set in mask (bit_masks.sql). -#}
-    {{ return(adapter.dispatch('list_filter_by_mask', 'distressbench')(list, mask)) }}
+{% macro list_elements_at(list, places) -%}
+    {#- The elements of a list at the given places (a list of integers, 1 for the first), in that order. -#}
+    {{ return(adapter.dispatch('list_elements_at', 'distressbench')(list, places)) }}
 {%- endmacro %}
 
-{% macro default__list_filter_by_mask(list, mask) -%}
-    list_filter({{ list }}, lambda list_item, list_place: {{ mask_has_bit(mask, '(list_place - 1)') }})
+{% macro default__list_elements_at(list, places) -%}
+    list_select({{ list }}, {{ places }})
 {%- endmacro %}
 
 {% macro first_by(expression, order_by) -%}
@@ -72,8 +72,8 @@
     cast(array() as array<{{ data_type }}>)
 {%- endmacro %}
 
-{% macro spark__list_filter_by_mask(list, mask) -%}
-    filter({{ list }}, (list_item, list_place) -> {{ mask_has_bit(mask, 'list_place') }})
+{% macro spark__list_elements_at(list, places) -%}
+    transform({{ places }}, list_place -> element_at({{ list }}, list_place))
 {%- endmacro %}
 
 {% macro spark__ordered_array_agg(expression, order_by) -%}

@@ -41,7 +41,8 @@ turn_counts as (
 ),
 
 rubric_places as (
-    -- each criterion's place in its task's rubric: heaviest first, then criterion_id
+    -- each criterion's place in its task's rubric (1 for the first): heaviest first, then
+    -- criterion_id
     select
         criterion_key,
         task_id,
@@ -49,15 +50,14 @@ rubric_places as (
         dimension,
         weight,
         cast(
-            row_number() over (partition by task_id order by weight desc, criterion_id asc) - 1
-            as integer
+            row_number() over (partition by task_id order by weight desc, criterion_id asc) as integer
         ) as rubric_place
     from criteria
 ),
 
 rubrics as (
-    -- each task's rubric as a list in that order (a few thousand short lists, where the
-    -- replies' misses are millions: those are kept as bit masks over the places)
+    -- each task's rubric as a list in that order: one short list per task, so that a reply's
+    -- misses are kept as places (integers, unordered) and looked up in its task's list
     select
         task_id,
         {{ ordered_array_agg(
@@ -89,8 +89,7 @@ missed as (
         cast(
             sum(case when dimension = 'harm_avoidance' then 1 else 0 end) as {{ dbt.type_bigint() }}
         ) as n_harm_avoidance_missed,
-        -- a rubric holds at most 20 criteria (the contract), well within a mask's 63 places
-        bit_or({{ mask_bit('rubric_place') }}) as missed_places
+        array_agg(rubric_place) as missed_places
     from missed_verdicts
     group by response_key
 ),
@@ -115,7 +114,7 @@ joined as (
         coalesce(missed.n_missed, 0) as n_missed,
         coalesce(missed.weight_missed, 0) as weight_missed,
         coalesce(
-            {{ list_filter_by_mask('rubrics.rubric_criteria', 'missed.missed_places') }},
+            {{ list_elements_at('rubrics.rubric_criteria', 'array_sort(missed.missed_places)') }},
             {{ empty_array(struct_type([('criterion_id', dbt.type_string()), ('weight', 'integer')])) }}
         ) as missed_criteria,
         triaged.is_recognized,
