@@ -5,8 +5,10 @@ checks and staging; they depend only on the project, not on the release. So the 
 this process first (`DbtProcess.start`): it imports dbt and parses the project while the gate
 runs in the build's process, then waits. `DbtProcess.build` tells it to `dbt build` the rest
 of the project on the staging layer the gate built; `DbtProcess.stop` (a refused release,
-nothing to publish, any failure) lets it end without building. It reads its orders from its
-stdin, so it also ends when the build's process dies.
+nothing to publish, any failure) lets it end without building. It waits for its order on its
+stdin, so if the build's process dies before giving one, it ends too. (If the build's
+process is killed while dbt builds, dbt finishes into the unpublished file, which the next
+build clears, as the `dbt` subprocess this replaces did.)
 
 Run as `python -m distressbench.dbt_process PROJECT_DIR` by `DbtProcess` only.
 """
