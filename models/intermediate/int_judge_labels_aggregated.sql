@@ -52,9 +52,9 @@ grouped as (
         cast(sum(case when is_met then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_met,
         cast(sum(case when sample_index between 0 and 62 then 0 else 1 end) as {{ dbt.type_bigint() }})
             as n_outside_mask,
-        bit_or(case when sample_index between 0 and 62 then {{ mask_bit('sample_index') }} end) as any_sample_mask,
+        bit_or(case when sample_index between 0 and 62 then {{ sample_bit('sample_index') }} end) as any_sample_mask,
         bit_or(
-            case when is_met and sample_index between 0 and 62 then {{ mask_bit('sample_index') }} end
+            case when is_met and sample_index between 0 and 62 then {{ sample_bit('sample_index') }} end
         ) as any_met_sample_mask,
         count(*) - count(sample_index) as n_null_sample_index,
         count(*) - count(is_met) as n_null_met,

@@ -89,7 +89,7 @@ judge_samples as (
         sample_numbers.sample_index
     from judge_masks
     inner join sample_numbers
-        on {{ mask_has_bit('judge_masks.sample_mask', 'sample_numbers.sample_index') }}
+        on {{ mask_has_sample('judge_masks.sample_mask', 'sample_numbers.sample_index') }}
 ),
 
 subset_verdicts as (
@@ -110,7 +110,7 @@ subset_verdicts as (
         label_patterns.n_pairs,
         label_patterns.weight,
         {{ is_majority_met(
-            'case when ' ~ mask_has_bit('label_patterns.met_sample_mask', 'judge_samples.sample_index')
+            'case when ' ~ mask_has_sample('label_patterns.met_sample_mask', 'judge_samples.sample_index')
             ~ ' then 1 else 0 end',
             '1',
             'label_patterns.is_empty_reply'
@@ -119,7 +119,7 @@ subset_verdicts as (
     inner join judge_samples
         on
             label_patterns.judge_id = judge_samples.judge_id
-            and {{ mask_has_bit('label_patterns.sample_mask', 'judge_samples.sample_index') }}
+            and {{ mask_has_sample('label_patterns.sample_mask', 'judge_samples.sample_index') }}
 ),
 
 subset_replies as (
