@@ -25,14 +25,13 @@ OUTPUT_SCHEMA = pa.schema(
         ("ci_high", pa.float64()),
     ]
 )
-CALIBRATION_STATISTICS = ("agreement", "kappa", "f1")
 
 
 def model(dbt, session):
     import pandas as pd
 
     from distressbench.bootstrap import run_bootstrap
-    from distressbench.calibration_bootstrap import CalibrationResamples
+    from distressbench.calibration_bootstrap import STATISTICS, CalibrationResamples
 
     cells = dbt.ref("int_cells_scored").set_alias("cells")
     triaged = dbt.ref("int_cells_triaged").set_alias("triaged")
@@ -85,7 +84,7 @@ def model(dbt, session):
                     "ci_high": intervals[f"{name}_ci_high"],
                 }
             )
-            for name in CALIBRATION_STATISTICS
+            for name in STATISTICS
         ]
     )
     rows = pd.concat([estimates, calibration_rows], ignore_index=True)

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
+STATISTICS = ("agreement", "kappa", "f1")  # in the order _statistics returns them
 OUTPUT_COLUMNS = (
     "dimension",
     "agreement_ci_low",
@@ -94,8 +95,8 @@ class CalibrationResamples:
     task_ids: every task of the release. pairs: one row per calibrated pair with a gold
     label (clinician ties dropped): task_id, dimension, is_judge_met, is_gold_met. `add`
     takes the next chunk of resample counts (rows: resamples in order; columns: the tasks by
-    task_id, named by `task_order`), from resample_counts or from the leaderboard bootstrap
-    (run_bootstrap's on_counts), which then draws the counts once for both.
+    task_id, named by `task_order`); in the build it is the leaderboard bootstrap's
+    (run_bootstrap's on_counts), which so draws the counts once for both.
     """
 
     def __init__(self, task_ids: pd.Series, pairs: pd.DataFrame, *, samples: int) -> None:
@@ -111,7 +112,7 @@ class CalibrationResamples:
         self._design = np.zeros((len(self.tasks), len(self.groups) * 4))
         np.add.at(self._design, (position, cell), 1.0)  # 'all' is group 0
         np.add.at(self._design, (position, group_of * 4 + cell), 1.0)
-        self._draws = np.empty((3, samples, len(self.groups)))
+        self._draws = np.empty((len(STATISTICS), samples, len(self.groups)))
         self._done = 0
 
     def add(self, counts: np.ndarray, task_order: np.ndarray) -> None:
@@ -137,7 +138,7 @@ class CalibrationResamples:
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
             bounds = [np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD) for d in self._draws]
         frame = {"dimension": pd.Series(self.groups, dtype="str")}
-        for name, (low, high) in zip(("agreement", "kappa", "f1"), bounds, strict=True):
+        for name, (low, high) in zip(STATISTICS, bounds, strict=True):
             frame[f"{name}_ci_low"] = low
             frame[f"{name}_ci_high"] = high
         return pd.DataFrame(frame)[list(OUTPUT_COLUMNS)]
