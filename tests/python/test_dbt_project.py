@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from distressbench import paths
 from distressbench.synth import SynthConfig, write_release
@@ -51,3 +53,41 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
     assert cells == 40 * 5  # 4 ranked models and the clinician reference
     # a fresh warehouse has its release history tables, empty
     assert history == [("dimension_scores", 0), ("headline_metrics", 0), ("model_scores", 0), ("releases", 0)]
+
+
+def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) -> None:
+    """The verdicts hold the pairs that have labels; without the gate, a release that leaves
+    a pair unlabelled fails assert_every_rubric_pair_has_a_verdict, naming the reply."""
+    release = write_release(tmp_path / "release", SynthConfig(seed=11, n_tasks=40, n_models=4))
+    labels = pq.read_table(release / "judge_labels.parquet")
+    first = labels.slice(0, 1).to_pylist()[0]
+    same_pair = pc.and_(
+        pc.equal(labels["response_id"], first["response_id"]), pc.equal(labels["criterion_id"], first["criterion_id"])
+    )
+    pq.write_table(labels.filter(pc.invert(same_pair)), release / "judge_labels.parquet")
+    env = {
+        **os.environ,
+        "DISTRESSBENCH_RELEASE": str(release),
+        "DISTRESSBENCH_BUILD_DB": str(tmp_path / "dev.duckdb"),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_USE_COLORS": "false",
+        "DBT_TARGET_PATH": str(tmp_path / "target"),
+        "DBT_LOG_PATH": str(tmp_path / "logs"),
+    }
+    dbt = Path(sys.executable).with_name("dbt")
+    command = [str(dbt), "build", "--select", "+assert_every_rubric_pair_has_a_verdict", "--exclude", "test_type:unit"]
+    result = subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
+
+    run = json.loads((tmp_path / "target" / "run_results.json").read_text(encoding="utf-8"))
+    failed = {r["unique_id"].split(".")[2]: r["failures"] for r in run["results"] if r["status"] == "fail"}
+    assert failed == {"assert_every_rubric_pair_has_a_verdict": 1}
+    with duckdb.connect(str(tmp_path / "dev.duckdb"), read_only=True) as connection:
+        (rows,) = connection.execute(
+            "select count(*) from intermediate.int_verdicts_keyed v"
+            " inner join staging.stg_release__responses r on r.response_key = v.response_key"
+            " inner join staging.stg_release__criteria c on c.criterion_key = v.criterion_key"
+            " where r.response_id = ? and c.criterion_id = ?",
+            [first["response_id"], first["criterion_id"]],
+        ).fetchone()
+    assert rows == 0  # the pair has no verdict
