@@ -155,15 +155,15 @@ complete_subsets as (
 ),
 
 subset_cells as (
+    -- a reply is a cell (one per model and task): its cell score on a 2^-40 grid as a bigint
     select
         subset_replies.judge_id,
         subset_replies.sample_index,
         responses.model_id,
-        responses.task_id,
         cast(
             round(
-                cast(sum(subset_replies.met_weight) as {{ type_double() }})
-                * 1099511627776 / sum(subset_replies.total_weight)
+                cast(subset_replies.met_weight as {{ type_double() }})
+                * 1099511627776 / subset_replies.total_weight
             ) as {{ dbt.type_bigint() }}
         ) as grid_score
     from subset_replies
@@ -173,11 +173,6 @@ subset_cells as (
             and coalesce(subset_replies.sample_index, -1) = coalesce(complete_subsets.sample_index, -1)
     inner join responses
         on subset_replies.response_key = responses.response_key
-    group by
-        subset_replies.judge_id,
-        subset_replies.sample_index,
-        responses.model_id,
-        responses.task_id
 ),
 
 subset_model_scores as (
