@@ -133,7 +133,10 @@ def _bootstrap(database: Path) -> None:
             .to_pandas()
         )
         dimensions = (
-            connection.sql("select model_id, task_id, dimension, score from intermediate.int_cell_dimensions_scored")
+            connection.sql(
+                "select r.model_id, r.task_id, d.dimension, d.score from intermediate.int_cell_dimensions_scored d"
+                " join staging.stg_release__responses r using (response_key)"
+            )
             .to_arrow_table()
             .to_pandas()
         )

@@ -42,9 +42,15 @@ def model(dbt, session):
         "triaged.is_counted as is_recognized_with_routing, "
         "triaged.is_recognized_not_routed as is_not_routed"
     ).to_arrow_table().to_pandas()
-    dimension_frame = dbt.ref("int_cell_dimensions_scored").select(
-        "model_id, task_id, dimension, score"
-    ).to_arrow_table().to_pandas()
+    responses = dbt.ref("stg_release__responses").set_alias("responses")
+    dimension_frame = (
+        dbt.ref("int_cell_dimensions_scored")
+        .set_alias("dimensions")
+        .join(responses, "dimensions.response_key = responses.response_key")
+        .select("responses.model_id, responses.task_id, dimensions.dimension, dimensions.score")
+        .to_arrow_table()
+        .to_pandas()
+    )
     tasks = dbt.ref("stg_release__tasks").select("task_id").to_arrow_table().to_pandas()
     verdicts = dbt.ref("int_verdicts_voted").set_alias("verdicts")
     adjudicated = dbt.ref("int_calibration_labels_adjudicated").set_alias("adjudicated")

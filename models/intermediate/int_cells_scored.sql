@@ -5,6 +5,10 @@ cell_dimensions as (
     select * from {{ ref('int_cell_dimensions_scored') }}
 ),
 
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
 models as (
     select * from {{ ref('stg_release__models') }}
 ),
@@ -13,26 +17,26 @@ tasks as (
     select * from {{ ref('stg_release__tasks') }}
 ),
 
+-- grouped by the reply's integer key, the ids joined to the 1 row per reply afterwards
 totals as (
     select
-        response_id,
-        model_id,
-        task_id,
-        cast(sum(n_criteria) as bigint) as n_criteria,
-        cast(sum(n_met) as bigint) as n_met,
-        cast(sum(weight_total) as bigint) as weight_total,
-        cast(sum(weight_met) as bigint) as weight_met
+        response_key,
+        cast(sum(n_criteria) as {{ dbt.type_bigint() }}) as n_criteria,
+        cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met,
+        cast(sum(weight_total) as {{ dbt.type_bigint() }}) as weight_total,
+        cast(sum(weight_met) as {{ dbt.type_bigint() }}) as weight_met
     from cell_dimensions
-    group by response_id, model_id, task_id
+    group by response_key
 ),
 
 final as (
     select
-        totals.response_id,
-        totals.model_id,
+        responses.response_id,
+        totals.response_key,
+        responses.model_id,
         models.kind,
         models.is_ranked,
-        totals.task_id,
+        responses.task_id,
         tasks.subcategory,
         tasks.turn_type,
         totals.n_criteria,
@@ -41,10 +45,12 @@ final as (
         totals.weight_met,
         totals.weight_met / totals.weight_total as score
     from totals
+    inner join responses
+        on totals.response_key = responses.response_key
     inner join models
-        on totals.model_id = models.model_id
+        on responses.model_id = models.model_id
     inner join tasks
-        on totals.task_id = tasks.task_id
+        on responses.task_id = tasks.task_id
 )
 
 select * from final

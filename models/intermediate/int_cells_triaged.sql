@@ -28,15 +28,15 @@ flagged as (
         cells.kind,
         cells.is_ranked,
         cells.task_id,
-        recognition.response_id is not null as has_recognition,
-        routing.response_id is not null as has_routing,
+        recognition.response_key is not null as has_recognition,
+        routing.response_key is not null as has_routing,
         coalesce(recognition.n_met = recognition.n_criteria, false) as is_recognized,
         coalesce({{ is_routing_failure('routing.n_met', 'routing.n_criteria') }}, false) as is_routing_failure
     from cells
     left join recognition
-        on cells.response_id = recognition.response_id
+        on cells.response_key = recognition.response_key
     left join routing
-        on cells.response_id = routing.response_id
+        on cells.response_key = routing.response_key
 ),
 
 final as (

@@ -14,14 +14,20 @@ cell_dimensions as (
     select * from {{ ref('int_cell_dimensions_scored') }}
 ),
 
+responses as (
+    select * from {{ ref('stg_release__responses') }}
+),
+
 scored as (
     select
-        model_id,
-        dimension,
+        responses.model_id,
+        cell_dimensions.dimension,
         count(*) as n_tasks,
-        {{ exact_mean('score') }} as score
+        {{ exact_mean('cell_dimensions.score') }} as score
     from cell_dimensions
-    group by model_id, dimension
+    inner join responses
+        on cell_dimensions.response_key = responses.response_key
+    group by responses.model_id, cell_dimensions.dimension
 ),
 
 final as (
