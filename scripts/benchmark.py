@@ -138,7 +138,7 @@ def _bootstrap(database: Path) -> None:
                 " join staging.stg_release__responses r using (response_key)"
             )
             .to_arrow_table()
-            .to_pandas()
+            .to_pandas(strings_to_categorical=True)
         )
     started = time.perf_counter()
     run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)

@@ -182,24 +182,35 @@ def _arrow(column: pd.Series) -> pa.Array | pa.ChunkedArray:
     return array.__arrow_array__() if hasattr(array, "__arrow_array__") else pa.array(column, from_pandas=True)
 
 
-def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, ids): ids sorted in code-point order, codes indexing them row by row (Arrow's
-    dictionary encoding: one hash look-up per row, about a third of pandas.factorize's time)."""
-    encoded = pc.dictionary_encode(_arrow(column))
+def _dictionary(column: pd.Series) -> pa.DictionaryArray:
+    """The column dictionary-encoded: a categorical column as it is, any other through Arrow's
+    dictionary encoding (one hash look-up per row, about a third of pandas.factorize's time)."""
+    values = _arrow(column)
+    encoded = values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.unify_dictionaries().combine_chunks()
+    return encoded
+
+
+def _factorize_sorted(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, ids): the ids that occur, sorted in code-point order, and codes indexing them
+    row by row (a categorical column's categories that no row has are left out)."""
+    encoded = _dictionary(column)
+    indices = encoded.indices.to_numpy(zero_copy_only=False)
     uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    order = np.argsort(uniques, kind="stable")
-    position = np.empty(len(order), dtype=np.int64)
+    used = np.flatnonzero(np.bincount(indices, minlength=len(uniques)))
+    order = used[np.argsort(uniques[used], kind="stable")]
+    position = np.full(len(uniques), -1, dtype=np.int64)
     position[order] = np.arange(len(order))
-    return position[encoded.indices.to_numpy(zero_copy_only=False)], uniques[order]
+    return position[indices], uniques[order]
 
 
-def _codes_in(column: pd.Series, ids: np.ndarray) -> np.ndarray:
-    """Codes of column's values in ids (-1 when absent): one hash look-up per row in Arrow."""
-    values = _arrow(column)
+def codes_in(column: pd.Series, ids: np.ndarray) -> np.ndarray:
+    """Codes of column's values in ids (-1 when absent): each distinct value looked up once."""
+    encoded = _dictionary(column)
+    values = encoded.dictionary
     found = pc.index_in(values, value_set=pa.array(ids).cast(values.type))
-    return found.fill_null(-1).to_numpy().astype(np.int64)
+    return found.fill_null(-1).to_numpy().astype(np.int64)[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 def _duplicates(keys: np.ndarray, n_keys: int) -> np.ndarray:
@@ -304,7 +315,7 @@ def _dimension_blocks(
         return (), []
     scores = _scores(frame, table, ("model_id", "task_id", "dimension"))
     with ThreadPoolExecutor(max_workers=3) as pool:  # hashing millions of ids releases the GIL
-        coding = [pool.submit(_codes_in, frame[c], ids) for c, ids in (("task_id", task_ids), ("model_id", model_ids))]
+        coding = [pool.submit(codes_in, frame[c], ids) for c, ids in (("task_id", task_ids), ("model_id", model_ids))]
         dimension_coding = pool.submit(_factorize_sorted, frame["dimension"])
         t, mo = (job.result() for job in coding)
         d, dimensions = dimension_coding.result()

@@ -23,6 +23,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from distressbench.bootstrap import codes_in
+
 PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
 STATISTICS = ("agreement", "kappa", "f1")  # in the order _statistics returns them
 OUTPUT_COLUMNS = (
@@ -66,7 +68,7 @@ def _validate(task_ids: pd.Series, pairs: pd.DataFrame) -> tuple[np.ndarray, np.
             raise CalibrationInputError(
                 f"calibration pairs: {int(nulls.sum())} null value(s) in column {column!r}; e.g. {examples!r}"
             )
-    position = pd.Index(tasks).get_indexer(pairs["task_id"].to_numpy(dtype=object))
+    position = codes_in(pairs["task_id"], tasks)
     unknown = position < 0
     if unknown.any():
         examples = list(pd.unique(pairs["task_id"][unknown]))[:_EXAMPLES]
@@ -108,7 +110,7 @@ class CalibrationResamples:
         judge = pairs["is_judge_met"].to_numpy(dtype=bool)
         gold = pairs["is_gold_met"].to_numpy(dtype=bool)
         cell = np.select([judge & gold, judge & ~gold, ~judge & gold], [0, 1, 2], default=3)
-        group_of = pd.Index(self.groups).get_indexer(pairs["dimension"].astype(str).to_numpy(dtype=object))
+        group_of = codes_in(pairs["dimension"].astype(str), np.array(self.groups, dtype=object))
         self._design = np.zeros((len(self.tasks), len(self.groups) * 4))
         np.add.at(self._design, (position, cell), 1.0)  # 'all' is group 0
         np.add.at(self._design, (position, group_of * 4 + cell), 1.0)

@@ -208,6 +208,26 @@ def test_chunk_size_and_row_order_do_not_change_results() -> None:
     pd.testing.assert_frame_equal(reference, shuffled, check_exact=True)
 
 
+def test_categorical_id_columns_give_the_same_results() -> None:
+    """The build hands the dimension rows over with categorical ids (less memory, one look-up
+    per category); categories that no row has change nothing, and an unknown id is named."""
+    cells, dims = random_inputs(50, 5, n_dimensions=3, seed=2)
+    reference = run_bootstrap(cells, dims, samples=257, seed=3)
+    categorical = dims.copy()
+    for column in ("model_id", "task_id", "dimension"):
+        unused = [f"unused-{column}"]
+        categorical[column] = pd.Categorical(dims[column], categories=unused + sorted(set(dims[column]))[::-1])
+    pd.testing.assert_frame_equal(reference, run_bootstrap(cells, categorical, samples=257, seed=3), check_exact=True)
+    categorical_cells = cells.astype({"model_id": "category", "task_id": "category"})
+    result = run_bootstrap(categorical_cells, categorical, samples=257, seed=3)
+    pd.testing.assert_frame_equal(reference, result, check_exact=True)
+    ghost = dims.copy()
+    ghost.loc[0, "model_id"] = "ghost"
+    ghost["model_id"] = ghost["model_id"].astype("category")
+    with pytest.raises(BootstrapInputError, match=r"1 row\(s\) whose model_id is not in cells.*'ghost'"):
+        run_bootstrap(cells, ghost, samples=10)
+
+
 def test_one_task_gives_zero_width_intervals() -> None:
     scores = np.array([[0.3, 0.8, 0.55]])
     result = run_bootstrap(grid_cells(scores, ["a", "b", "c"]), no_dimensions(), samples=100)
