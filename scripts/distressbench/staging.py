@@ -7,7 +7,8 @@ link in a private folder (so no path enters SQL); `ref(m)` is the table built be
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
 are read once and never copied; `dbt.type_*()` are DuckDB's types; the project's macros
 (macros/*.sql) are loaded as they are, `adapter.dispatch` choosing their duckdb__ (else
-default__) implementation, as dbt-duckdb would; `var(v)` is the var of dbt_project.yml.
+default__) implementation, as dbt-duckdb would; `var(v)` is the var of dbt_project.yml; a
+model's pre_hook and post_hook (set in its config()) run before and after its table is built.
 `distressbench gate` builds them in memory, `distressbench build` into the unpublished
 warehouse file, where dbt builds the rest on exactly the rows the gate checked.
 Plain `dbt build` runs the same files.
@@ -84,8 +85,28 @@ def source_view(table: str) -> str:
 def render(model: Model, ref: Callable[[str], str]) -> str:
     """The model's SQL with source(), ref(), config(), dbt's type macros and the project's own
     macros (macros/*.sql, `adapter.dispatch` resolved to DuckDB's implementation) filled in."""
+    return _render(model, ref)[0]
+
+
+def _render(model: Model, ref: Callable[[str], str]) -> tuple[str, dict[str, Any]]:
+    """(SQL, what the model's config() call set)."""
+    configured: dict[str, Any] = {}
+
+    def config(**settings: Any) -> str:
+        configured.update(settings)
+        return ""
+
     template = _environment().from_string(model.path().read_text(encoding="utf-8"))
-    return template.render(source=lambda _source, table: source_view(table), ref=ref)
+    return template.render(source=lambda _source, table: source_view(table), ref=ref, config=config), configured
+
+
+def _hooks(configured: dict[str, Any], kind: str) -> list[str]:
+    """The model's pre_hook or post_hook statements, rendered as dbt renders them; empty ones dropped."""
+    hooks = configured.get(kind) or []
+    if isinstance(hooks, str):
+        hooks = [hooks]
+    statements = (_environment().from_string(hook).render().strip() for hook in hooks)
+    return [statement for statement in statements if statement]
 
 
 @functools.cache
@@ -182,7 +203,14 @@ def build(con: duckdb.DuckDBPyConnection, readable: set[str]) -> dict[str, str]:
         if not set(model.reads) <= readable:
             continue
         try:
-            con.execute(f"create or replace table {model.relation} as {render(model, ref)}")
+            sql, configured = _render(model, ref)
+            for statement in _hooks(configured, "pre_hook"):
+                con.execute(statement)
+            try:
+                con.execute(f"create or replace table {model.relation} as {sql}")
+            finally:
+                for statement in _hooks(configured, "post_hook"):
+                    con.execute(statement)
         except (duckdb.Error, KeyError) as error:
             failed[model.name] = f"{type(error).__name__}: {error}"
         else:

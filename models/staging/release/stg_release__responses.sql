@@ -1,3 +1,7 @@
+{{ config(
+    pre_hook="{{ long_text_storage(true) }}",
+    post_hook="{{ long_text_storage(false) }}"
+) }}
 with
 
 source as (
@@ -13,10 +17,8 @@ final as (
         task_id,
         model_id,
         content as response_text,
-        -- an empty reply (nothing but white space: space, tab, line feed, form feed, carriage
-        -- return) satisfies no criterion; written without a regular expression or backslash,
-        -- which engines read differently
-        translate(coalesce(content, ''), concat(' ', chr(9), chr(10), chr(12), chr(13)), '') = '' as is_empty
+        -- an empty reply (nothing but white space) satisfies no criterion
+        {{ is_blank('content') }} as is_empty
     from source
 )
 
