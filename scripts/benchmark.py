@@ -127,7 +127,7 @@ def _bootstrap(database: Path) -> None:
             connection.sql(
                 "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
                 " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
-                " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_id)"
+                " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_key)"
             )
             .to_arrow_table()
             .to_pandas()

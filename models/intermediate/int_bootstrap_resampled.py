@@ -39,7 +39,7 @@ def model(dbt, session):
     # takes ~12 s, Arrow then pandas at ~1.3 GiB and ~2 s, with the same dtypes. The dimension
     # rows' ids as categoricals: ~0.5 GiB less, and the bootstrap looks each id up once, not
     # once per row (its design 3.5 s -> 1.6 s at 100x).
-    cell_frame = cells.join(triaged, "cells.response_id = triaged.response_id").select(
+    cell_frame = cells.join(triaged, "cells.response_key = triaged.response_key").select(
         "cells.model_id, cells.task_id, cells.kind, cells.score, cells.turn_type, "
         "triaged.is_counted as is_recognized_with_routing, "
         "triaged.is_recognized_not_routed as is_not_routed"

@@ -123,15 +123,15 @@ joined as (
         responses.is_empty as is_empty_reply
     from cells
     inner join triaged
-        on cells.response_id = triaged.response_id
+        on cells.response_key = triaged.response_key
     inner join responses
-        on cells.response_id = responses.response_id
+        on cells.response_key = responses.response_key
     inner join tasks
         on cells.task_id = tasks.task_id
     left join turn_counts
         on cells.task_id = turn_counts.task_id
     left join missed
-        on responses.response_key = missed.response_key
+        on cells.response_key = missed.response_key
     left join rubrics
         on cells.task_id = rubrics.task_id
 ),

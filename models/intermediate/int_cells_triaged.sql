@@ -24,6 +24,7 @@ routing as (
 flagged as (
     select
         cells.response_id,
+        cells.response_key,
         cells.model_id,
         cells.kind,
         cells.is_ranked,
