@@ -8,13 +8,13 @@ DISTRESSBENCH_DEBUG=1 to see the traceback of an unexpected error.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from pathlib import Path
 from typing import NoReturn
 
 from distressbench import paths
+from distressbench.process_end import end_without_teardown
 
 
 class UsageError(ValueError):
@@ -210,11 +210,7 @@ def run() -> NoReturn:
     """The console command: main(), then the process ends without tearing down the modules it
     imported. Every file and database is closed by then; the teardown is Great Expectations'
     and pyspark's (~0.6 s after a build or a gate, which import them)."""
-    code = main()
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    end_without_teardown(main())
 
 
 def _one_line(error: BaseException) -> str:

@@ -16,7 +16,6 @@ Run as `python -m distressbench.dbt_process PROJECT_DIR` by `DbtProcess` only.
 from __future__ import annotations
 
 import gc
-import logging
 import os
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from distressbench import paths
+from distressbench.process_end import end_without_teardown
 
 # What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
 # `--indirect-selection empty`: leaving out a model the gate built does not leave out the tests
@@ -142,10 +142,7 @@ def _end(code: int) -> NoReturn:
 
     DuckDBConnectionManager.close_all_connections()
     gc.collect()  # the last reference to the database goes, and DuckDB closes the file
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    end_without_teardown(code)
 
 
 if __name__ == "__main__":
