@@ -112,10 +112,10 @@ def _hooks(configured: dict[str, Any], kind: str) -> list[str]:
 @functools.cache
 def _environment() -> jinja2.Environment:
     """The Jinja environment the models render in: what every model and macro may call
-    besides source() and ref(), and the project's macros, loaded once per process."""
+    besides source(), ref() and config() (given per model, see _render), and the project's
+    macros, loaded once per process."""
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, extensions=["jinja2.ext.do"])
     environment.globals.update(
-        config=lambda **_: "",
         dbt=TYPES,
         execute=False,
         env_var=lambda _name, default="": default,
