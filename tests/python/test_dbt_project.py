@@ -21,20 +21,26 @@ from distressbench import paths
 from distressbench.synth import SynthConfig, write_release
 
 
-def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path) -> None:
-    release = write_release(tmp_path / "release", SynthConfig(seed=11, n_tasks=40, n_models=4))
-    database = tmp_path / "dev.duckdb"
+def _plain_dbt(release: Path, tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """Plain dbt from the repo root on `release`, into tmp_path/dev.duckdb (target and logs
+    under tmp_path too)."""
     env = {
         **os.environ,
         "DISTRESSBENCH_RELEASE": str(release),
-        "DISTRESSBENCH_BUILD_DB": str(database),
+        "DISTRESSBENCH_BUILD_DB": str(tmp_path / "dev.duckdb"),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_USE_COLORS": "false",
         "DBT_TARGET_PATH": str(tmp_path / "target"),
         "DBT_LOG_PATH": str(tmp_path / "logs"),
     }
     dbt = Path(sys.executable).with_name("dbt")
-    result = subprocess.run([str(dbt), "build"], cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
+    return subprocess.run([str(dbt), *arguments], cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
+
+
+def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path) -> None:
+    release = write_release(tmp_path / "release", SynthConfig(seed=11, n_tasks=40, n_models=4))
+    database = tmp_path / "dev.duckdb"
+    result = _plain_dbt(release, tmp_path, "build")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
     run = json.loads((tmp_path / "target" / "run_results.json").read_text(encoding="utf-8"))
@@ -57,7 +63,7 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
 
 def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) -> None:
     """The verdicts hold the pairs that have labels; without the gate, a release that leaves
-    a pair unlabelled fails assert_every_rubric_pair_has_a_verdict, naming the reply."""
+    a pair unlabelled fails assert_every_rubric_pair_has_a_verdict with one row, its reply's."""
     release = write_release(tmp_path / "release", SynthConfig(seed=11, n_tasks=40, n_models=4))
     labels = pq.read_table(release / "judge_labels.parquet")
     first = labels.slice(0, 1).to_pylist()[0]
@@ -65,18 +71,9 @@ def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) 
         pc.equal(labels["response_id"], first["response_id"]), pc.equal(labels["criterion_id"], first["criterion_id"])
     )
     pq.write_table(labels.filter(pc.invert(same_pair)), release / "judge_labels.parquet")
-    env = {
-        **os.environ,
-        "DISTRESSBENCH_RELEASE": str(release),
-        "DISTRESSBENCH_BUILD_DB": str(tmp_path / "dev.duckdb"),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_USE_COLORS": "false",
-        "DBT_TARGET_PATH": str(tmp_path / "target"),
-        "DBT_LOG_PATH": str(tmp_path / "logs"),
-    }
-    dbt = Path(sys.executable).with_name("dbt")
-    command = [str(dbt), "build", "--select", "+assert_every_rubric_pair_has_a_verdict", "--exclude", "test_type:unit"]
-    result = subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
+    result = _plain_dbt(
+        release, tmp_path, "build", "--select", "+assert_every_rubric_pair_has_a_verdict", "--exclude", "test_type:unit"
+    )
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
 
     run = json.loads((tmp_path / "target" / "run_results.json").read_text(encoding="utf-8"))
