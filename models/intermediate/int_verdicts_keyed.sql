@@ -15,17 +15,43 @@ responses as (
     select * from {{ ref('stg_release__responses') }}
 ),
 
--- every judge's votes on a pair of its reply's task, summed over the judges: one group-by of
--- the label groups, which the one pass wrote in about reply order (so DuckDB aggregates it
--- range by range)
+-- the judges that labelled (a null judge_id counts as one): with one, each (reply, criterion
+-- of its task) pair is one label group already, so its votes pass through as they are
+judges as (
+    select count(distinct judge_id) + max(case when judge_id is null then 1 else 0 end) as n_judges
+    from judge_labels
+),
+
+rubric_groups as (
+    select
+        judge_labels.response_key,
+        judge_labels.criterion_key,
+        judge_labels.n_labels,
+        judge_labels.n_met,
+        judges.n_judges
+    from judge_labels
+    cross join judges
+    where judge_labels.is_rubric_pair
+),
+
+-- with several judges, every judge's votes on a pair summed: one group-by of the label
+-- groups, which the one pass wrote in about reply order (so DuckDB aggregates it range by range)
 rubric_votes as (
+    select
+        response_key,
+        criterion_key,
+        n_labels,
+        n_met
+    from rubric_groups
+    where n_judges = 1
+    union all
     select
         response_key,
         criterion_key,
         cast(sum(n_labels) as {{ dbt.type_bigint() }}) as n_labels,
         cast(sum(n_met) as {{ dbt.type_bigint() }}) as n_met
-    from judge_labels
-    where is_rubric_pair
+    from rubric_groups
+    where n_judges > 1
     group by response_key, criterion_key
 ),
 
