@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,6 +22,7 @@ from distressbench import cli, contract
 from distressbench.gate import quote, run_gate
 from release_factory import (
     CLINICIAN_ID,
+    JUDGES,
     MODEL_IDS,
     TASK_IDS,
     criterion_id,
@@ -675,6 +677,28 @@ def test_missing_labels_for_a_pair(good_release: Path, capsys: pytest.CaptureFix
     edit(good_release, "judge_labels", lambda d: d[~((d.response_id == reply) & (d.criterion_id == crit))])
     assert_fails(good_release, capsys, "labels_complete judge_labels.(response_id, criterion_id)",
                  "1 (reply, criterion of its task) pair without any judge label", f"({quote(reply)}, {quote(crit)})")
+
+
+def test_missing_labels_beside_a_null_judge_id(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One named judge, and a label without a judge_id on another pair: that pair has two
+    label groups, which must not stand in for the pair without labels (a null judge_id is
+    a judge of its own, as for the verdicts)."""
+    reply, crit = response_id(4, 3), criterion_id(3, 4)
+    null_reply, null_crit = response_id(2, 1), criterion_id(1, 0)
+
+    def change(d: pd.DataFrame) -> pd.DataFrame:
+        d = d[~((d.response_id == reply) & (d.criterion_id == crit))].copy()
+        second = d.judge_id == JUDGES[1]
+        d.loc[second, "sample_index"] += 10  # the second judge's samples become the first's
+        d["judge_id"] = JUDGES[0]
+        on_pair = np.flatnonzero((d.response_id == null_reply) & (d.criterion_id == null_crit))
+        d.iloc[on_pair[-1], d.columns.get_loc("judge_id")] = None
+        return d
+
+    edit(good_release, "judge_labels", change)
+    assert_fails(good_release, capsys, "labels_complete judge_labels.(response_id, criterion_id)",
+                 "1 (reply, criterion of its task) pair without any judge label", f"({quote(reply)}, {quote(crit)})",
+                 also={"not_null judge_labels.judge_id"})
 
 
 def test_missing_labels_for_a_whole_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
