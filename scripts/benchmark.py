@@ -120,26 +120,11 @@ def _bootstrap(database: Path) -> None:
     """The bootstrap alone (the dbt model's inputs and call), on a built database."""
     import duckdb
 
-    from distressbench.bootstrap import run_bootstrap
+    from distressbench.bootstrap import read_inputs, run_bootstrap
 
     with duckdb.connect(str(database), read_only=True) as connection:
-        cells = (
-            connection.sql(
-                "select c.model_id, c.task_id, c.kind, c.score, c.turn_type,"
-                " t.is_counted as is_recognized_with_routing, t.is_recognized_not_routed as is_not_routed"
-                " from intermediate.int_cells_scored c join intermediate.int_cells_triaged t using (response_key)"
-            )
-            .to_arrow_table()
-            .to_pandas()
-        )
-        dimensions = (
-            connection.sql(
-                "select r.model_id, r.task_id, d.dimension, d.score from intermediate.int_cell_dimensions_scored d"
-                " join staging.stg_release__responses r using (response_key)"
-            )
-            .to_arrow_table()
-            .to_pandas(strings_to_categorical=True)
-        )
+        models = ("int_cells_scored", "int_cells_triaged", "int_cell_dimensions_scored")
+        cells, dimensions = read_inputs(*(connection.table(f"intermediate.{name}") for name in models))
     started = time.perf_counter()
     run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)
     print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))

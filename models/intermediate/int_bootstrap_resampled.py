@@ -30,28 +30,11 @@ OUTPUT_SCHEMA = pa.schema(
 def model(dbt, session):
     import pandas as pd
 
-    from distressbench.bootstrap import run_bootstrap
+    from distressbench.bootstrap import read_inputs, run_bootstrap
     from distressbench.calibration_bootstrap import STATISTICS, CalibrationResamples
 
-    cells = dbt.ref("int_cells_scored").set_alias("cells")
-    triaged = dbt.ref("int_cells_triaged").set_alias("triaged")
-    # Through Arrow, not .df(): at 100x (12.6 M dimension rows) .df() peaks at ~4.6 GiB and
-    # takes ~12 s, Arrow then pandas at ~1.3 GiB and ~2 s, with the same dtypes. The dimension
-    # rows' ids as categoricals: ~0.5 GiB less, and the bootstrap looks each id up once, not
-    # once per row (its design 3.5 s -> 1.6 s at 100x).
-    cell_frame = cells.join(triaged, "cells.response_key = triaged.response_key").select(
-        "cells.model_id, cells.task_id, cells.kind, cells.score, cells.turn_type, "
-        "triaged.is_counted as is_recognized_with_routing, "
-        "triaged.is_recognized_not_routed as is_not_routed"
-    ).to_arrow_table().to_pandas()
-    responses = dbt.ref("stg_release__responses").set_alias("responses")
-    dimension_frame = (
-        dbt.ref("int_cell_dimensions_scored")
-        .set_alias("dimensions")
-        .join(responses, "dimensions.response_key = responses.response_key")
-        .select("responses.model_id, responses.task_id, dimensions.dimension, dimensions.score")
-        .to_arrow_table()
-        .to_pandas(strings_to_categorical=True)
+    cell_frame, dimension_frame = read_inputs(
+        dbt.ref("int_cells_scored"), dbt.ref("int_cells_triaged"), dbt.ref("int_cell_dimensions_scored")
     )
     tasks = dbt.ref("stg_release__tasks").select("task_id").to_arrow_table().to_pandas()
     verdicts = dbt.ref("int_verdicts_voted").set_alias("verdicts")

@@ -15,6 +15,7 @@ from distressbench.bootstrap import (
     BootstrapInputError,
     _draw_counts,
     run_bootstrap,
+    with_cell_ids,
 )
 
 REF = "ref"
@@ -226,6 +227,39 @@ def test_categorical_id_columns_give_the_same_results() -> None:
     ghost["model_id"] = ghost["model_id"].astype("category")
     with pytest.raises(BootstrapInputError, match=r"1 row\(s\) whose model_id is not in cells.*'ghost'"):
         run_bootstrap(cells, ghost, samples=10)
+
+
+def test_dimension_rows_by_response_key_take_their_cells_ids() -> None:
+    """The build reads the dimension rows by response_key and gives them their cell's ids
+    (with_cell_ids): the same rows as by ids, in any order; a key without a cell is named."""
+    cells, dims = random_inputs(40, 4, n_dimensions=3, seed=5)
+    cells = cells.astype({"model_id": "category", "task_id": "category"})
+    cells["response_key"] = np.random.default_rng(1).permutation(len(cells)) + 1
+    key_of = dict(zip(zip(cells["model_id"], cells["task_id"], strict=True), cells["response_key"], strict=True))
+    keyed = dims.sample(frac=1.0, random_state=2)
+    keyed = pd.DataFrame(
+        {
+            "response_key": [key_of[pair] for pair in zip(keyed["model_id"], keyed["task_id"], strict=True)],
+            "dimension": keyed["dimension"].to_numpy(),
+            "score": keyed["score"].to_numpy(),
+        }
+    )
+    found = with_cell_ids(cells, keyed)
+    assert list(found.columns) == ["model_id", "task_id", "dimension", "score"]
+    assert isinstance(found["model_id"].dtype, pd.CategoricalDtype)
+    by_ids = found.astype({"model_id": str, "task_id": str}).sort_values(["model_id", "task_id", "dimension"])
+    expected = dims.sort_values(["model_id", "task_id", "dimension"])
+    assert by_ids.to_numpy().tolist() == expected[list(by_ids.columns)].to_numpy().tolist()
+    reference = run_bootstrap(cells, dims, samples=129, seed=4)
+    pd.testing.assert_frame_equal(reference, run_bootstrap(cells, found, samples=129, seed=4), check_exact=True)
+    stray = keyed.copy()
+    stray.loc[[0, 3], "response_key"] = [len(cells) + 7, 0]
+    message = rf"2 row\(s\) whose response_key is not in cells; e.g. {len(cells) + 7}, 0"
+    with pytest.raises(BootstrapInputError, match=message):
+        with_cell_ids(cells, stray)
+    stray.loc[0, "response_key"] = -1
+    with pytest.raises(BootstrapInputError, match="a negative response_key"):
+        with_cell_ids(cells, stray)
 
 
 def test_one_task_gives_zero_width_intervals() -> None:
