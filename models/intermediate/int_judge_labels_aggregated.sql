@@ -5,9 +5,10 @@
     unknown id are kept apart, not regrouped). It carries whether the criterion is one of the
     reply's task's (is_rubric_pair), what the verdicts need (labels, labels met), which samples
     were labelled and met (bit s of the masks for sample_index s in 0..62; the masks are null
-    for a group holding any other, or a null, sample_index) and what the gate's label checks
-    count (nulls, negative sample indexes). Only what the verdicts, the judge-reliability
-    marts and the gate read: every aggregate here costs time on every label. The release
+    for a group holding any other, or a null, sample_index: the gate counts those labels in
+    the raw file only when a group has no mask) and the null met labels. Only what the
+    verdicts, the judge-reliability marts and the gate read: every aggregate here costs time
+    on every label (at 100x, ~1 s each). The release
     build runs this SQL in the gate, which checks its rows before dbt builds on them. -#}
 with
 
@@ -64,9 +65,7 @@ grouped as (
                 else cast(0 as {{ dbt.type_bigint() }})
             end
         ) as any_met_sample_mask,
-        count(*) - count(sample_index) as n_null_sample_index,
-        count(*) - count(is_met) as n_null_met,
-        cast(sum(case when sample_index < 0 then 1 else 0 end) as {{ dbt.type_bigint() }}) as n_negative_sample_index
+        count(*) - count(is_met) as n_null_met
     from judge_labels
     group by response_id, criterion_id, judge_id
 ),
@@ -89,9 +88,7 @@ keyed as (
         grouped.n_met,
         grouped.any_sample_mask,
         grouped.any_met_sample_mask,
-        grouped.n_null_sample_index,
-        grouped.n_null_met,
-        grouped.n_negative_sample_index
+        grouped.n_null_met
     from grouped
     left join response_index
         on grouped.response_id = response_index.response_id
@@ -109,9 +106,7 @@ final as (
         n_met,
         case when any_sample_mask >= 0 then any_sample_mask end as sample_mask,
         case when any_sample_mask >= 0 then any_met_sample_mask end as met_sample_mask,
-        n_null_sample_index,
-        n_null_met,
-        n_negative_sample_index
+        n_null_met
     from keyed
 )
 

@@ -640,17 +640,21 @@ DERIVED: tuple[Derived, ...] = (
 
 # judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.staging
 # before these checks): one row per (reply, criterion, judge) with its label counts, sample
-# masks, nulls and negative sample indexes and surrogate keys (null for a null id, -1 for an
-# id not in the release); label_ids adds whether the criterion is of the reply's task. Every
-# label check counts on those rows. Only a failing check reads the raw file again, for example rows; a
-# repeated (judge, sample) shows as more labels than mask bits, so only groups that may
-# repeat one (or whose sample indexes fall outside the mask) are re-read exactly.
+# masks, null met labels and surrogate keys (null for a null id, -1 for an id not in the
+# release); label_ids adds whether the criterion is of the reply's task. Every label check
+# counts on those rows. The raw file is read again only where the groups say it must be: for
+# a failing check's example rows; for the null and negative sample indexes when a group has
+# no sample mask (label_samples; a group holding such an index has none); and, since a
+# repeated (judge, sample) shows as more labels than mask bits, for the groups that may
+# repeat one (label_dups).
 NO_RESPONSE_ID = "response_key is null"
 NO_CRITERION_ID = "criterion_key is null"
 FULL_KEY = "response_key is not null and criterion_key is not null and judge_id is not null"
-DUP_CANDIDATE = (
-    f"{FULL_KEY} and n_labels - n_null_sample_index > "
-    "case when sample_mask is null then 1 else bit_count(sample_mask) end"
+DUP_CANDIDATE = f"{FULL_KEY} and n_labels > case when sample_mask is null then 1 else bit_count(sample_mask) end"
+NO_SAMPLE_MASK = "sample_mask is null"
+SAMPLE_COUNTS = (
+    "count(*) - count(sample_index) as n_null_sample_index, "
+    "count(*) filter (where sample_index < 0) as n_negative_sample_index"
 )
 LABEL_VIEWS: tuple[Derived, ...] = (
     Derived("label_groups", ("judge_labels",), "select * from intermediate.int_judge_labels_aggregated"),
@@ -732,8 +736,17 @@ where {SAME_TASK} order by r.response_id, c.criterion_id limit {N_EXAMPLES}
 """
 
 
-def _label_probe(check: str, column: str, bad: str, rows: str, raw_bad: str, problem: str, with_row: bool) -> Probe:
-    """A check on the label groups whose examples are rows of the raw file."""
+def _label_probe(
+    check: str,
+    column: str,
+    bad: str,
+    rows: str,
+    raw_bad: str,
+    problem: str,
+    with_row: bool,
+    source: str = "label_groups",
+) -> Probe:
+    """A check on the label groups (or on label_samples) whose examples are rows of the raw file."""
     columns = ", ".join(((ROW,) if with_row else ()) + LABEL_KEY)
     order = ROW if with_row else ", ".join(LABEL_KEY)
     return Probe(
@@ -741,7 +754,7 @@ def _label_probe(check: str, column: str, bad: str, rows: str, raw_bad: str, pro
         "judge_labels",
         column,
         ("judge_labels",),
-        "label_groups",
+        source,
         bad,
         LABEL_KEY,
         "judge label" if not with_row else "row",
@@ -902,6 +915,7 @@ def probes() -> tuple[Probe, ...]:
             "sample_index is null",
             "with a null sample_index",
             True,
+            source="label_samples",
         ),
         _label_probe("not_null", "met", "n_null_met > 0", "sum(n_null_met)", "met is null", "with a null met", True),
         _label_probe(
@@ -912,6 +926,7 @@ def probes() -> tuple[Probe, ...]:
             "sample_index < 0",
             "with a negative sample_index",
             False,
+            source="label_samples",
         ),
         Probe(
             "unique",
@@ -1147,11 +1162,19 @@ def _create(session: _Session, views: Iterable[Derived]) -> None:
 
 
 def _derive_labels(session: _Session) -> None:
-    """label_dups: the repeated full label keys, read exactly from the raw file only for the
-    groups whose counts say they may hold one (see DUP_CANDIDATE)."""
+    """label_samples: the labels with a null or a negative sample_index, counted in the raw
+    file only when some group has no sample mask (else there are none). label_dups: the
+    repeated full label keys, read exactly from the raw file only for the groups whose counts
+    say they may hold one (see DUP_CANDIDATE)."""
     con = session.con
     if "judge_labels" not in session.valid or "label_groups" in session.broken:
         return
+    try:
+        (unmasked,) = con.execute(f"select count(*) from label_groups where {NO_SAMPLE_MASK}").fetchone() or (0,)
+        counted = f"select {SAMPLE_COUNTS} from judge_labels" + ("" if unmasked else " where false")  # 0, 0
+        con.execute(f"create temp table label_samples as {counted}")
+    except duckdb.Error as error:
+        session.broken["label_samples"] = f"{type(error).__name__}: {error}"
     try:
         (candidates,) = con.execute(f"select count(*) from label_groups where {DUP_CANDIDATE}").fetchone() or (0,)
         if not candidates:

@@ -727,6 +727,26 @@ def test_null_met(good_release: Path, capsys: pytest.CaptureFixture[str], table:
     )
 
 
+def test_null_sample_index(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The one pass does not count these labels: a group holding one has no sample mask, and
+    only then are they counted in the raw file."""
+    data = read_table(good_release, "judge_labels")
+    i = data.schema.get_field_index("sample_index")
+    mask = pa.array([j in (5, 9) for j in range(data.num_rows)])
+    nulls = pc.if_else(mask, pa.scalar(None, pa.int32()), data["sample_index"])
+    rewrite_table(good_release, "judge_labels", data.set_column(i, "sample_index", nulls))
+    row = data.slice(5, 1).to_pylist()[0]
+    assert_fails(
+        good_release,
+        capsys,
+        "not_null judge_labels.sample_index",
+        "2 rows with a null sample_index",
+        "(row 5)",
+        "(row 9)",
+        quote(row["response_id"]),
+    )
+
+
 def test_no_clinician_reference(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "models", lambda d: set_cell(d, d.model_id == CLINICIAN_ID, "kind", "model"))
     assert_fails(good_release, capsys, "one_clinician_reference models.kind", "no model has kind 'clinician_reference'")
