@@ -11,3 +11,10 @@
         )
     )
 {%- endmacro %}
+
+{#- How many judges labelled, over label groups (int_judge_labels_aggregated): a null
+    judge_id is a judge of its own. With one judge, each (reply, criterion) pair's label group
+    is its votes (int_verdicts_keyed) and each labelled pair one row (the gate's label_totals). -#}
+{% macro count_judges(judge_id) -%}
+    count(distinct {{ judge_id }}) + max(case when {{ judge_id }} is null then 1 else 0 end)
+{%- endmacro %}

@@ -18,7 +18,7 @@ responses as (
 -- the judges that labelled (a null judge_id counts as one): with one, each (reply, criterion
 -- of its task) pair is one label group already, so its votes pass through as they are
 judges as (
-    select count(distinct judge_id) + max(case when judge_id is null then 1 else 0 end) as n_judges
+    select {{ count_judges('judge_id') }} as n_judges
     from judge_labels
 ),
 

@@ -677,13 +677,12 @@ LABEL_VIEWS: tuple[Derived, ...] = (
         "group by response_key) v on v.response_key = r.response_key",
     ),
     # the same in total: (reply, criterion of its task) pairs against those with a label. A
-    # labelled pair is one row per judge, so with one judge the rows are the pairs; a null
-    # judge_id is a judge of its own, as int_verdicts_keyed counts them.
+    # labelled pair is one row per judge, so with one judge the rows are the pairs; judges
+    # are counted as int_verdicts_keyed counts them (macro count_judges).
     Derived(
         "label_totals",
         ("judge_labels", "responses", "criteria"),
-        "with judges as (select count(distinct judge_id) + max(case when judge_id is null then 1 else 0 end) as n "
-        "from label_groups), "
+        f"with judges as (select {staging.macro_sql('count_judges', 'judge_id')} as n from label_groups), "
         "single as (select count(*) as n from label_ids where is_same_task "
         "and (select n from judges) <= 1), "
         "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "

@@ -109,6 +109,12 @@ def _hooks(configured: dict[str, Any], kind: str) -> list[str]:
     return [statement for statement in statements if statement]
 
 
+def macro_sql(name: str, *args: str) -> str:
+    """A project macro rendered as DuckDB SQL, for SQL the gate writes itself (the same
+    definition as the models use)."""
+    return str(_environment().globals[name](*args)).strip()
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
     """The Jinja environment the models render in: what every model and macro may call
