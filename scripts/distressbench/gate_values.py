@@ -658,12 +658,16 @@ SAMPLE_COUNTS = (
 )
 LABEL_VIEWS: tuple[Derived, ...] = (
     Derived("label_groups", ("judge_labels",), "select * from intermediate.int_judge_labels_aggregated"),
+    # a rubric pair (is_rubric_pair: the one pass joined both ids) is of one task; only the
+    # other groups, none in a release that passes, are looked up again
     Derived(
         "label_ids",
         ("judge_labels", "responses", "criteria"),
+        "select response_key, criterion_key, n_labels, true as is_same_task from label_groups "
+        "where is_rubric_pair union all "
         "select g.response_key, g.criterion_key, g.n_labels, r.task_id = c.task_id as is_same_task "
         "from label_groups g left join response_index r on r.response_key = g.response_key "
-        "left join criterion_index c on c.criterion_key = g.criterion_key",
+        "left join criterion_index c on c.criterion_key = g.criterion_key where not g.is_rubric_pair",
         materialize=True,
     ),
     # per reply; read only for the examples of a failing labels_complete (a view is lazy)
