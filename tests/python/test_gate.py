@@ -20,6 +20,7 @@ import pytest
 
 from distressbench import cli, contract
 from distressbench.gate import quote, run_gate
+from distressbench.gate_gx import GxRunner, _widened, gx
 from release_factory import (
     CLINICIAN_ID,
     JUDGES,
@@ -745,6 +746,39 @@ def test_null_sample_index(good_release: Path, capsys: pytest.CaptureFixture[str
         "(row 9)",
         quote(row["response_id"]),
     )
+
+
+def test_narrow_numbers_are_widened_for_great_expectations() -> None:
+    """GX checks a range in one vectorised step only on int64 and float64 columns, value by
+    value in Python on any other; the runner hands it narrower numbers widened, with the same
+    values and index, and the outcome names the same rows."""
+    frame = pd.DataFrame(
+        {
+            "weight": np.array([3, 0, 21, 5], dtype=np.int32),
+            "share": np.array([0.5, 1.5, 0.25, 1.0], dtype=np.float32),
+            "flag": np.array([1, 0, 1, 1], dtype=np.uint8),
+            "count": np.array([1, 2, 3, 4], dtype=np.int64),
+            "name": ["a", "b", "c", "d"],
+        }
+    )
+    wide = _widened(frame)
+    assert {c: str(t) for c, t in wide.dtypes.items() if c != "name"} == {
+        "weight": "int64",
+        "share": "float64",
+        "flag": "int64",
+        "count": "int64",
+    }
+    assert wide.drop(columns="name").to_numpy().tolist() == frame.drop(columns="name").to_numpy().tolist()
+    assert wide.index.equals(frame.index) and wide["name"].tolist() == frame["name"].tolist()
+    (weight, share) = GxRunner.shared().validate(
+        frame,
+        [
+            gx.expectations.ExpectColumnValuesToBeBetween(column="weight", min_value=1, max_value=20),
+            gx.expectations.ExpectColumnValuesToBeBetween(column="share", min_value=0, max_value=1),
+        ],
+    )
+    assert (weight.success, weight.unexpected_count, weight.unexpected_index) == (False, 2, [1, 2])
+    assert (share.success, share.unexpected_count, share.unexpected_index) == (False, 1, [1])
 
 
 def test_no_clinician_reference(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
