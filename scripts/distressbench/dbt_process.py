@@ -58,13 +58,11 @@ class DbtProcess:
         """Start dbt's import and parse; `target_dir` is dbt's target folder (kept between
         builds, dbt parses partially); dbt runs `threads` nodes side by side unless
         DISTRESSBENCH_THREADS says otherwise."""
-        from distressbench.gate import MEMORY_LIMIT  # the gate's DuckDB limit, for dbt's DuckDB too
-
         log_dir.mkdir(parents=True, exist_ok=True)
         env = {
             **os.environ,
             "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
-            "DISTRESSBENCH_MEMORY_LIMIT": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", MEMORY_LIMIT),
+            "DISTRESSBENCH_MEMORY_LIMIT": paths.memory_limit(),  # the gate's limit, for dbt's DuckDB too
             "DISTRESSBENCH_BUILD_DB": str(database),
             "DISTRESSBENCH_THREADS": os.environ.get("DISTRESSBENCH_THREADS", str(threads)),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from distressbench import contract, staging
+from distressbench import contract, paths, staging
 from distressbench.gate_files import check_manifest, check_schemas
 from distressbench.gate_types import CheckResult, GateReport, Recorder, listing, quote
 
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["CheckResult", "GateReport", "Recorder", "listing", "quote", "run_gate"]
 
 STAGES = ("manifest", "schema", "values")
-MEMORY_LIMIT = "2GB"  # DuckDB spills beyond it (the build stays within a quarter of the pandas baseline)
 
 
 @functools.cache
@@ -115,7 +114,7 @@ def run_gate(
     valid_tables = check_schemas(release_dir, recorder)
     with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
         config = {
-            "memory_limit": MEMORY_LIMIT,
+            "memory_limit": paths.memory_limit(),
             "temp_directory": str(Path(tmp) / "spill"),
             "preserve_insertion_order": False,
         }

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from distressbench import contract
+from distressbench import contract, paths
 from distressbench.gate_files import check_manifest, check_schemas, safe_release_id
 from distressbench.gate_types import CheckResult, Recorder, listing, quote
 from distressbench.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
@@ -238,7 +238,7 @@ def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str
     if not files_ok or broken or any(t not in base_valid for t in needed_base):
         rec.skip("value checks", "need a valid base release and submission files with the contract's schemas")
         return base_id
-    with duckdb.connect(config={"memory_limit": os.environ.get("DISTRESSBENCH_MEMORY_LIMIT", "3GB")}) as connection:
+    with duckdb.connect(config={"memory_limit": paths.memory_limit()}) as connection:
         for table in needed_base:
             _register(connection, f"base_{table}", base_valid[table])
         for table, view in (("models", "sub_models"), ("responses", "sub_responses"), ("judge_labels", "sub_labels")):

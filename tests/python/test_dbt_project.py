@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import pytest
 
 from distressbench import paths
 from distressbench.synth import SynthConfig, write_release
@@ -88,3 +90,15 @@ def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) 
             [first["response_id"], first["criterion_id"]],
         ).fetchone()
     assert rows == 0  # the pair has no verdict
+
+
+def test_plain_dbt_takes_the_memory_limit_the_build_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """profiles.yml repeats DuckDB's default memory limit for plain dbt (YAML cannot import
+    it); it must be distressbench.paths' one, which the gate, dbt and submit read."""
+    profile = (paths.PROJECT_ROOT / "profiles.yml").read_text(encoding="utf-8")
+    defaults = re.findall(r"env_var\('DISTRESSBENCH_MEMORY_LIMIT', '([^']*)'\)", profile)
+    assert defaults == [paths.DEFAULT_MEMORY_LIMIT]
+    monkeypatch.delenv("DISTRESSBENCH_MEMORY_LIMIT", raising=False)
+    assert paths.memory_limit() == paths.DEFAULT_MEMORY_LIMIT
+    monkeypatch.setenv("DISTRESSBENCH_MEMORY_LIMIT", "1500MB")
+    assert paths.memory_limit() == "1500MB"
