@@ -8,8 +8,8 @@
     for a group holding any other, or a null, sample_index: the gate counts those labels in
     the raw file only when a group has no mask) and the null met labels. Only what the
     verdicts, the judge-reliability marts and the gate read: every aggregate here costs time
-    on every label (at 100x, ~1 s each). The release
-    build runs this SQL in the gate, which checks its rows before dbt builds on them. -#}
+    on every label (at 100x, ~1 s each). The release build runs this SQL in the gate, which
+    checks its rows before dbt builds on them. -#}
 with
 
 judge_labels as (
