@@ -576,12 +576,19 @@ def to_csv(table: Table) -> str:
     return buffer.getvalue()
 
 
+# Backslash-escaped in a Markdown cell: the escape itself, the cell separator, and the marks of
+# code, emphasis and strike-through, which would otherwise hide or restyle characters of an id.
+_MD_ESCAPED = str.maketrans({c: "\\" + c for c in "\\|`*_~"})
+
+
 def _md_escape(value: str) -> str:
-    """A Markdown table cell: HTML escaped (renderers pass raw HTML through), backslashes and
-    pipes escaped, whitespace runs (newlines included) folded to one space."""
+    """A Markdown table cell: HTML escaped (renderers pass raw HTML through, and '<' can then
+    open no autolink), backslashes, pipes and inline marks escaped, no inline link or image
+    ('](' escaped; brackets alone, as in an interval, stay as they are), whitespace runs
+    (newlines included) folded to one space."""
     if not value:
         return value
-    escaped = html.escape(value.replace("\\", "\\\\").replace("|", "\\|"), quote=False)
+    escaped = html.escape(value.translate(_MD_ESCAPED).replace("](", "\\]("), quote=False)
     return " ".join(escaped.split())
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import html
 import re
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ import pytest
 from distressbench import cli
 from distressbench.report import SECTIONS, release_info, render_header
 from distressbench.tables import TABLES, export_tables, html_id
+from markdown_table import read_markdown_table
 from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 FIGURE_IDS = [f.id for s in SECTIONS for f in s.figures]
@@ -105,12 +105,7 @@ def test_report_tables_show_the_exported_markdown_values(
 ) -> None:
     for path in export_tables(paper_warehouse, fmt="md", out_dir=tmp_path):
         spec = next(s for s in TABLES if path.name == f"{s.stem}.md")
-        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")][2:]
-        markdown = [
-            [html.unescape(c.strip().replace("\\|", "|").replace("\\\\", "\\"))
-             for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-            for line in lines
-        ]
+        _, markdown = read_markdown_table(path)
         assert parsed.cells[html_id(spec)] == markdown, spec.key
 
 

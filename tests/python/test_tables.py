@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import html
 import io
 import re
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 
 from distressbench import tables
 from distressbench.tables import TABLES, Table, count, export_tables, pct, pp, ratio
+from markdown_table import read_markdown_table
 from warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
 
 HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
@@ -50,17 +50,6 @@ def _num(value: str) -> float | None:
 
 def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
     return connection.execute(sql).fetchall()
-
-
-def _md_table(path: Path) -> tuple[list[str], list[list[str]]]:
-    """Header and body cells of the Markdown table in a file (escaped pipes kept apart)."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
-
-    def split(line: str) -> list[str]:
-        cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-        return [html.unescape(c.strip().replace("\\|", "|").replace("\\\\", "\\")) for c in cells]
-
-    return split(lines[0]), [split(line) for line in lines[2:]]
 
 
 def _latex_rows(path: Path) -> list[list[str]]:
@@ -244,7 +233,7 @@ def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.
 def test_markdown_t2_one_row_per_model_plus_reference(
     exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
 ) -> None:
-    header, body = _md_table(exported["md"] / "t2_leaderboard.md")
+    header, body = read_markdown_table(exported["md"] / "t2_leaderboard.md")
     assert header == ["Rank", "Model", "Score (%) [95% CI]", "Tie group", "Rank [95% CI]", "P(rank 1) (%)"]
     expected = _rows(
         marts,
@@ -265,7 +254,7 @@ def test_markdown_t2_one_row_per_model_plus_reference(
 def test_markdown_t3_seven_dimensions_and_summary_rows(
     exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
 ) -> None:
-    header, body = _md_table(exported["md"] / "t3_dimension_scores.md")
+    header, body = read_markdown_table(exported["md"] / "t3_dimension_scores.md")
     seeds = _rows(
         marts,
         "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
@@ -286,18 +275,18 @@ def test_markdown_t3_seven_dimensions_and_summary_rows(
 
 def test_markdown_t4_to_p_shapes(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
     n_models = len(DISPLAY_NAMES)
-    header, body = _md_table(exported["md"] / "t4_recognized_not_routed.md")
+    header, body = read_markdown_table(exported["md"] / "t4_recognized_not_routed.md")
     assert len(header) == 4 and len(body) == n_models + 1
     assert body[-2][0] == "All ranked models (pooled)" and body[-1][0] == "Clinician reference"
     (pooled,) = _rows(marts, "select rate from marts.recognized_not_routed where is_pooled")[0]
     assert _shown(body[-2][3], pooled)
-    header, body = _md_table(exported["md"] / "t5_turn_type_scores.md")
+    header, body = read_markdown_table(exported["md"] / "t5_turn_type_scores.md")
     assert header == ["Model", "Single-turn (%)", "Multi-turn (%)"] and len(body) == n_models + 1
-    header, body = _md_table(exported["md"] / "t6_subcategory_scores.md")
+    header, body = read_markdown_table(exported["md"] / "t6_subcategory_scores.md")
     assert len(body) == 23 and len(header) == 3 + n_models
-    header, body = _md_table(exported["md"] / "t7_judge_calibration.md")
+    header, body = read_markdown_table(exported["md"] / "t7_judge_calibration.md")
     assert body[0][0] == "All criteria" and len(header) == 8
-    header, body = _md_table(exported["md"] / "p_paper_comparison.md")
+    header, body = read_markdown_table(exported["md"] / "p_paper_comparison.md")
     metrics = _rows(marts, "select metric, value, paper_value, difference_from_paper from marts.headline_metrics")
     assert len(body) == len(metrics)
     rows = {cells[0]: cells for cells in body}
@@ -335,7 +324,7 @@ def test_latex_and_markdown_escape_display_names(exported: dict[str, Path]) -> N
     t3 = (exported["latex"] / "t3_dimension_scores.tex").read_text(encoding="utf-8")
     assert r"\multicolumn{6}{c}{Act} & \multicolumn{1}{c}{Withhold}" in t3
     markdown = (exported["md"] / "t2_leaderboard.md").read_text(encoding="utf-8")
-    assert r"Model A \| pipe &amp; co_1 50%" in markdown
+    assert r"Model A \| pipe &amp; co\_1 50%" in markdown
     assert "&lt;b&gt;Model B&lt;/b&gt;" in markdown and "<b>" not in markdown
 
 
@@ -366,6 +355,19 @@ def test_markdown_escapes_html_and_pipes() -> None:
     assert "\\\\ &amp; % $" in text
     body = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert all(len(re.split(r"(?<!\\)\|", line)) == len(tables.T2.columns) + 2 for line in body)
+
+
+def test_markdown_shows_link_and_emphasis_marks_as_text() -> None:
+    """A name may not become a link with a hidden target, an image, code or emphasis: the
+    marks are escaped and the cell shows the name as it is; an interval's brackets stay."""
+    name = "[Model E](http://example.org) ![x](y.png) *bold* _it_ `code` ~~gone~~"
+    table = _hostile_table()
+    table = Table(table.spec, table.fields, (table.rows[0][:3] + (name,) + table.rows[0][4:],), table.columns)
+    text = tables.to_markdown(table)
+    escaped = r"[Model E\](http://example.org) ![x\](y.png) \*bold\* \_it\_ \`code\` \~\~gone\~\~"
+    assert escaped in text
+    assert re.search(r"(?<!\\)\]\(", text) is None and re.search(r"(?<!\\)[*_`~]", text.split("\n", 2)[2]) is None
+    assert "[" in tables._md_escape("[0.790, 0.811]") and "\\" not in tables._md_escape("[0.790, 0.811]")
 
 
 def test_csv_neutralises_formulas_and_keeps_numbers() -> None:
