@@ -75,6 +75,16 @@ def put(release: Path, table: str, data: pd.DataFrame) -> None:
     rewrite_table(release, table, pa.Table.from_pandas(data, schema=contract.SCHEMAS[table], preserve_index=False))
 
 
+def set_null(release: Path, table: str, column: str, rows: tuple[int, ...]) -> list[dict]:
+    """Null the column at those file rows, in Arrow (the column keeps its type); the rows as
+    they were."""
+    data = read_table(release, table)
+    mask = pa.array([j in rows for j in range(data.num_rows)])
+    nulls = pc.if_else(mask, pa.scalar(None, data.schema.field(column).type), data[column])
+    rewrite_table(release, table, data.set_column(data.schema.get_field_index(column), column, nulls))
+    return [data.slice(j, 1).to_pylist()[0] for j in rows]
+
+
 def edit(release: Path, table: str, change: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
     put(release, table, change(frame(release, table)).reset_index(drop=True))
 
@@ -397,12 +407,9 @@ def test_weight_of_another_type(
 
 
 def test_null_weight(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    criteria = read_table(good_release, "criteria")
     target = criterion_id(4, 2)
-    mask = pc.equal(criteria["criterion_id"], target)
-    weights = pc.if_else(mask, pa.scalar(None, pa.int32()), criteria["weight"])
-    rewrite_table(good_release, "criteria", criteria.set_column(3, "weight", weights))
-    row = criteria["criterion_id"].to_pylist().index(target)
+    row = read_table(good_release, "criteria")["criterion_id"].to_pylist().index(target)
+    set_null(good_release, "criteria", "weight", (row,))
     assert_fails(
         good_release, capsys, "not_null criteria.weight", "1 row with a null weight", f"{quote(target)} (row {row})"
     )
@@ -716,13 +723,7 @@ def test_missing_labels_for_a_whole_reply(good_release: Path, capsys: pytest.Cap
 
 @pytest.mark.parametrize("table", ["judge_labels", "calibration_labels"])
 def test_null_met(good_release: Path, capsys: pytest.CaptureFixture[str], table: str) -> None:
-    data = read_table(good_release, table)
-    i = data.schema.get_field_index("met")
-    mask = pa.array([j == 5 for j in range(data.num_rows)])
-    rewrite_table(
-        good_release, table, data.set_column(i, "met", pc.if_else(mask, pa.scalar(None, pa.bool_()), data["met"]))
-    )
-    row = data.slice(5, 1).to_pylist()[0]
+    row = set_null(good_release, table, "met", (5,))[0]
     assert_fails(
         good_release, capsys, f"not_null {table}.met", "1 row with a null met", "(row 5)", quote(row["response_id"])
     )
@@ -731,12 +732,7 @@ def test_null_met(good_release: Path, capsys: pytest.CaptureFixture[str], table:
 def test_null_sample_index(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The one pass does not count these labels: a group holding one has no sample mask, and
     only then are they counted in the raw file."""
-    data = read_table(good_release, "judge_labels")
-    i = data.schema.get_field_index("sample_index")
-    mask = pa.array([j in (5, 9) for j in range(data.num_rows)])
-    nulls = pc.if_else(mask, pa.scalar(None, pa.int32()), data["sample_index"])
-    rewrite_table(good_release, "judge_labels", data.set_column(i, "sample_index", nulls))
-    row = data.slice(5, 1).to_pylist()[0]
+    row = set_null(good_release, "judge_labels", "sample_index", (5, 9))[0]
     assert_fails(
         good_release,
         capsys,
