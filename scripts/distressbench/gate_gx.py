@@ -135,7 +135,8 @@ def _widened(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with its narrower numpy numbers as int64 and float64 (the same values, index
     and row order). GX's pandas range check is vectorised only for a column whose dtype is
     int64 or float64 (`column.dtype in [int, float]`) and compares any other value by value in
-    Python: ~1.4 s a million values, so 1.7 s at 100x for the criteria's int32 weights."""
+    Python: at 100x, validating the criteria frame (1.16 M rows, int32 weights) took 1.6-2.1 s,
+    and 1.1-1.3 s widened."""
     narrow = [
         column
         for column, dtype in frame.dtypes.items()
