@@ -37,9 +37,11 @@ same for every build (builds are serialised by the lock) and dbt keeps its targe
 `<name>.builds/dbt-target/` between builds, so dbt parses the project partially instead of
 from scratch. The release build leaves out the models the gate built (tag `built_by_gate`),
 dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest run them), the
-tests tagged `gate_guaranteed` (the gate has just checked the same keys on the same rows)
-and the tests tagged `implied_upstream` (a key an upstream test already checks on the same
-rows).
+tests tagged `gate_guaranteed` (the gate has just checked the same keys on the same rows),
+the tests tagged `implied_upstream` (a key an upstream test already checks on the same
+rows) and the tests tagged `release_invariant` (no release can change their outcome: they
+check the seeds' rows, which are the repository's, or a display order that row_number()
+makes unique).
 """
 
 from __future__ import annotations

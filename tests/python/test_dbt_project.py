@@ -1,8 +1,8 @@
 """Plain `dbt build` from the repo root: every model, data test and unit test passes.
 
-`distressbench build` leaves the unit tests and the gate-guaranteed staging tests out of
-the release build; this is where they run, and it keeps the README's promise that plain
-`dbt build` works.
+`distressbench build` leaves the unit tests and the tests no release can fail (tagged
+gate_guaranteed, implied_upstream or release_invariant) out of the release build; this is
+where they run, and it keeps the README's promise that plain `dbt build` works.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 
 from distressbench import paths
 from distressbench.synth import SynthConfig, write_release
+from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
 def _plain_dbt(release: Path, tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -52,6 +53,12 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
         r for r in run["results"] if "unique_combination_of_columns_stg_release__judge_labels" in r["unique_id"]
     ]
     assert [r["status"] for r in gate_guaranteed] == ["pass"]
+    release_invariant = {
+        r["unique_id"].split(".")[2]: r["status"]
+        for r in run["results"]
+        if r["unique_id"].split(".")[2] in ("unique_dimensions_dimension_id", "unique_rpt_corpus_stats_row_order")
+    }
+    assert release_invariant == {"unique_dimensions_dimension_id": "pass", "unique_rpt_corpus_stats_row_order": "pass"}
     assert all(r["status"] in ("success", "pass", "no-op") for r in run["results"])
     with duckdb.connect(str(database), read_only=True) as connection:
         (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
@@ -61,6 +68,23 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
     assert cells == 40 * 5  # 4 ranked models and the clinician reference
     # a fresh warehouse has its release history tables, empty
     assert history == [("dimension_scores", 0), ("headline_metrics", 0), ("model_scores", 0), ("releases", 0)]
+
+
+def test_the_release_build_leaves_out_the_tests_no_release_can_fail(paper_warehouse: Path) -> None:  # noqa: F811
+    """The release build runs no test tagged gate_guaranteed, implied_upstream or
+    release_invariant (each tag is used), and still runs the others (plain dbt runs them all)."""
+    target = paper_warehouse.parent / f"{paper_warehouse.name}.builds" / "dbt-target"
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    run = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    left_out = ("gate_guaranteed", "implied_upstream", "release_invariant")
+    tests = {key: node["tags"] for key, node in manifest["nodes"].items() if node["resource_type"] == "test"}
+    ran = {r["unique_id"] for r in run["results"] if r["unique_id"].startswith("test.")}
+    for tag in left_out:
+        tagged = {key for key, tags in tests.items() if tag in tags}
+        assert tagged, tag
+        assert not tagged & ran, (tag, sorted(tagged & ran)[:3])
+    names = {key.split(".")[2] for key in ran}
+    assert {"unique_rpt_leaderboard_row_order", "unique_model_scores_model_id"} <= names
 
 
 def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) -> None:
