@@ -126,7 +126,7 @@ def _bootstrap(database: Path) -> None:
         models = ("int_cells_scored", "int_cells_triaged", "int_cell_dimensions_scored")
         cells, dimensions = read_inputs(*(connection.table(f"intermediate.{name}") for name in models))
     started = time.perf_counter()
-    run_bootstrap(cells, dimensions, samples=10_000, seed=20261101, alpha=0.05)
+    run_bootstrap(cells, dimensions)  # B, seed and alpha: the project's vars, as the dbt model has them
     print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))
 
 

@@ -17,7 +17,10 @@ marked as (
         dimensions.label as dimension_label,
         dimensions.kind,
         dimensions.display_order,
-        case when coalesce(judge_calibration.meets_calibration_floor, false) then '' else ' †' end as floor_mark
+        case
+            when coalesce(judge_calibration.meets_calibration_floor, false) then ''
+            else {{ string_literal(' ' ~ var('calibration_floor_mark')) }}
+        end as floor_mark
     from dimensions
     left join judge_calibration
         on dimensions.dimension_id = judge_calibration.dimension

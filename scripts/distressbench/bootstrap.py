@@ -72,6 +72,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from distressbench import paths
 from distressbench.contract import MODEL_KINDS
 
 if TYPE_CHECKING:
@@ -664,9 +665,9 @@ def run_bootstrap(
     cells: pd.DataFrame,
     dimension_cells: pd.DataFrame,
     *,
-    samples: int = 10_000,
-    seed: int = 20261101,
-    alpha: float = 0.05,
+    samples: int | None = None,
+    seed: int | None = None,
+    alpha: float | None = None,
     chunk_size: int | None = None,
     on_counts: Callable[[np.ndarray, np.ndarray], None] | None = None,
 ) -> pd.DataFrame:
@@ -681,7 +682,12 @@ def run_bootstrap(
     on_counts(counts, task_ids), if given, sees each chunk of resample counts in resample
     order (columns: the sorted task ids it is given), so that another bootstrap over the same
     tasks (CalibrationResamples.add) shares the draws; the array is reused for the next chunk.
+    samples, seed and alpha default to the vars bootstrap_samples, bootstrap_seed and
+    bootstrap_alpha of dbt_project.yml (the dbt model passes the vars dbt was given).
     """
+    samples = paths.dbt_var("bootstrap_samples") if samples is None else samples
+    seed = paths.dbt_var("bootstrap_seed") if seed is None else seed
+    alpha = paths.dbt_var("bootstrap_alpha") if alpha is None else alpha
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise BootstrapInputError(f"samples must be a positive integer, got {samples!r}")
     if not 0.0 < float(alpha) < 1.0:

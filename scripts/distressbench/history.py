@@ -13,11 +13,9 @@ release republished with --force keeps only its latest results).
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import duckdb
-import yaml
 
 from distressbench import paths
 
@@ -26,11 +24,9 @@ PUBLISHED = "published"  # the alias the published file is attached under
 RELEASES = "releases"  # the history table of releases; the others hold mart rows
 
 
-@cache
 def history_tables() -> dict[str, dict[str, str]]:
     """table -> column -> type, from the dbt var `history_tables`."""
-    project = yaml.safe_load((paths.PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
-    return project["vars"]["history_tables"]
+    return paths.dbt_var("history_tables")
 
 
 def _ident(name: str) -> str:

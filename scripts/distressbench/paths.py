@@ -1,10 +1,15 @@
-"""Where the project, the embedded default release and the published warehouse live, and
-how much memory DuckDB may take: the settings read from the environment, with their defaults."""
+"""Where the project, the embedded default release and the published warehouse live, how
+much memory DuckDB may take (the settings read from the environment, with their defaults),
+and the project's vars (dbt_project.yml)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SEEDS_DIR = PROJECT_ROOT / "seeds"
@@ -15,6 +20,21 @@ DEFAULT_WAREHOUSE = PROJECT_ROOT / "warehouse" / "distressbench.duckdb"
 # profiles.yml repeats it as env_var's default for plain dbt (tests/python/test_dbt_project.py
 # keeps the two equal).
 DEFAULT_MEMORY_LIMIT = "2GB"
+
+
+def dbt_var(name: str) -> Any:
+    """A var of dbt_project.yml, as the models see it when dbt is given no --vars (the gate,
+    the release history and the table captions read the project's constants from there)."""
+    try:
+        return _dbt_vars()[name]
+    except KeyError:
+        raise KeyError(f"var {name!r} is not in dbt_project.yml") from None
+
+
+@functools.cache
+def _dbt_vars() -> dict[str, Any]:
+    project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
+    return project.get("vars") or {}
 
 
 def release_dir() -> Path:

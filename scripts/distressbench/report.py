@@ -23,7 +23,7 @@ import duckdb
 from distressbench import figures
 from distressbench.report_cases import cases_section
 from distressbench.report_changes import changes_section, changes_title
-from distressbench.tables import Table, html_id, load_tables, to_html
+from distressbench.tables import FLOOR_MARK, Table, html_id, load_tables, to_html
 from distressbench.warehouse import connect_read_only
 
 UNKNOWN = "unknown"
@@ -63,8 +63,8 @@ def _judge_reliability() -> Section:
     leaderboard moves when only one judge or one sample decides."""
     return Section(
         "judge-reliability", "Judge reliability",
-        "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked † "
-        "wherever its scores appear (tables T3 and P and their figures).",
+        "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked "
+        f"{FLOOR_MARK} wherever its scores appear (tables T3 and P and their figures).",
         (FigureSpec("fig-judge-reliability", "J1", figures.judge_reliability,
                     "Cohen's κ of the judge against the clinicians' majority label per dimension, with its 95% "
                     "bootstrap interval, against the calibration floor (dashed; red hollow points miss it), and "

@@ -29,7 +29,6 @@ from typing import Any
 import duckdb
 import jinja2
 import pyarrow as pa
-import yaml
 
 from distressbench import contract, paths
 
@@ -125,7 +124,7 @@ def _environment() -> jinja2.Environment:
         dbt=TYPES,
         execute=False,
         env_var=lambda _name, default="": default,
-        var=_project_var,
+        var=paths.dbt_var,
         adapter=SimpleNamespace(dispatch=lambda name, _package=None: _dispatch(environment, name)),
         # dbt's return() ends a macro with a value; here the macro's output is that value
         **{"return": lambda value: value},
@@ -144,20 +143,6 @@ def _dispatch(environment: jinja2.Environment, name: str) -> Callable[..., str]:
         if f"{prefix}{name}" in environment.globals:
             return environment.globals[f"{prefix}{name}"]
     raise KeyError(f"macro {name} has no duckdb__ or default__ implementation")
-
-
-def _project_var(name: str, default: Any = None) -> Any:
-    """A var of dbt_project.yml (the models' defaults; the gate passes no --vars)."""
-    value = _project_vars().get(name, default)
-    if value is None:
-        raise KeyError(f"var {name!r} is not in dbt_project.yml")
-    return value
-
-
-@functools.cache
-def _project_vars() -> dict[str, Any]:
-    project = yaml.safe_load((paths.PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
-    return project.get("vars") or {}
 
 
 def register_sources(

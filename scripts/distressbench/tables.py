@@ -34,6 +34,7 @@ from typing import Any
 
 import duckdb
 
+from distressbench import paths
 from distressbench.warehouse import connect_read_only
 
 FORMATS: dict[str, str] = {"csv": "csv", "md": "md", "latex": "tex"}
@@ -232,9 +233,10 @@ DIMENSION_COLUMNS = ("rpt_dimension_columns", "dimension_id", "label", "display_
 
 _MODEL = Column("Model", "text", ("label",))
 
-# A dimension whose judge misses the calibration floor carries FLOOR_MARK in its labels; the
-# reporting models put it there (rpt_dimension_columns.floor_mark), the captions explain it.
-FLOOR_MARK = "†"
+# A dimension whose judge misses the calibration floor carries FLOOR_MARK (the dbt var
+# calibration_floor_mark) in its labels; the reporting models put it there
+# (rpt_dimension_columns.floor_mark), the captions explain it.
+FLOOR_MARK: str = paths.dbt_var("calibration_floor_mark")
 _FLOOR_NOTE = (
     f" {FLOOR_MARK}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
     "below the floor, or too few calibrated pairs; table J1), so its scores rest on a judge not shown to be "
@@ -418,8 +420,9 @@ J1 = TableSpec(
     caption=(
         "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
         "clinician ties dropped): Cohen's κ, agreement and F1 (%) with 95% bootstrap intervals (tasks resampled); "
-        "a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, 0.65 by "
-        "default) on at least calibration_min_pairs (80) pairs. Against itself (reply × criterion pairs of "
+        "a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, "
+        f"{paths.dbt_var('calibration_kappa_floor')} by default) on at least calibration_min_pairs "
+        f"({paths.dbt_var('calibration_min_pairs')}) pairs. Against itself (reply × criterion pairs of "
         "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
         "tied (decided by the tie rule), the observed agreement between labels of a pair (%) and "
         "Krippendorff's α (nominal; — when undefined)."
