@@ -87,6 +87,40 @@ def test_the_release_build_leaves_out_the_tests_no_release_can_fail(paper_wareho
     assert {"unique_rpt_leaderboard_row_order", "unique_model_scores_model_id"} <= names
 
 
+def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_warehouse: Path) -> None:  # noqa: F811
+    """Every model the release build's dbt built has its yml description as its comment, and
+    every described column of it its column's (the on-run-end hook comment_on_relations)."""
+    target = paper_warehouse.parent / f"{paper_warehouse.name}.builds" / "dbt-target"
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    run = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    built = [manifest["nodes"][r["unique_id"]] for r in run["results"] if r["unique_id"].startswith("model.")]
+    expected_relations = {(n["schema"], n["alias"]): n["description"] for n in built if n["description"]}
+    expected_columns = {
+        (n["schema"], n["alias"], name): column["description"]
+        for n in built
+        for name, column in n["columns"].items()
+        if column["description"]
+    }
+    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+        relations = dict(
+            ((schema, name), comment)
+            for schema, name, comment in connection.execute(
+                "select schema_name, table_name, comment from duckdb_tables()"
+                " union all select schema_name, view_name, comment from duckdb_views() where not internal"
+            ).fetchall()
+        )
+        columns = {
+            (schema, table, name): comment
+            for schema, table, name, comment in connection.execute(
+                "select schema_name, table_name, column_name, comment from duckdb_columns()"
+            ).fetchall()
+        }
+    assert ("marts", "verdicts") in expected_relations and ("marts", "model_scores") in expected_relations
+    assert {key: relations.get(key) for key in expected_relations} == expected_relations
+    assert len(expected_columns) > 300
+    assert {key: columns.get(key) for key in expected_columns} == expected_columns
+
+
 def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) -> None:
     """The verdicts hold the pairs that have labels; without the gate, a release that leaves
     a pair unlabelled fails assert_every_rubric_pair_has_a_verdict with one row, its reply's."""
