@@ -144,14 +144,14 @@ def _stage(name: str) -> Iterator[None]:
 
 
 @contextmanager
-def build_lock(layout: WarehouseLayout) -> Iterator[None]:
-    """Serialise builds of one warehouse. The kernel drops the lock when its holder dies,
-    so a killed build never blocks the next one."""
-    with layout.lock.open("a") as handle:
+def build_lock(lock: Path, built: Path) -> Iterator[None]:
+    """Serialise the builds of one warehouse (`built`), through the file `lock`. The kernel
+    drops the lock when its holder dies, so a killed build never blocks the next one."""
+    with lock.open("a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            _say(f"waiting for another build of {layout.published} to finish ...")
+            _say(f"waiting for another build of {built} to finish ...")
             fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -375,7 +375,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
     with ExitStack() as stack:
         with _stage("prepare"):
             layout.builds_dir.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(build_lock(layout))
+            stack.enter_context(build_lock(layout.lock, layout.published))
             history = published_history(layout)
             remove_stale_files(layout, history)
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")

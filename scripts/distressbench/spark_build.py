@@ -17,7 +17,9 @@ dbt runs in this process (dbtRunner, the project parsed once), so the local Spar
 once for the three dbt invocations and the step. Each build gets its own folder
 `<spark dir>/<release>-<stamp>/` holding its metastore and warehouse (no table one build
 registers is ever seen by another); `<spark dir>/current` is switched to it with one rename
-when every stage has passed, and earlier builds but the previous one are removed.
+when every stage has passed, and earlier builds but the previous one are removed. Builds
+into one spark dir take turns (the lock `<spark dir>/.lock`; a second build waits), so that
+removal never reaches a build still running.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from distressbench import paths
-from distressbench.build import UNSAFE_PATH_CHARACTERS, StageFailed, _say, _stage
+from distressbench.build import UNSAFE_PATH_CHARACTERS, StageFailed, _say, _stage, build_lock
 from distressbench.manifest import read_manifest
 
 TARGET = "spark"
 CURRENT = "current"
+LOCK = ".lock"  # in the spark dir: one build at a time
 
 
 def spark_dir() -> Path:
@@ -175,12 +178,13 @@ def build_on_spark(release_dir: Path | None) -> int:
         return 2
     root = spark_dir()
     root.mkdir(parents=True, exist_ok=True)
-    try:
-        build = build_release_on_spark(release_dir, root)
-    except StageFailed as error:
-        print(str(error), file=sys.stderr)
-        print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
-        return 1
+    with build_lock(root / LOCK, root):
+        try:
+            build = build_release_on_spark(release_dir, root)
+        except StageFailed as error:
+            print(str(error), file=sys.stderr)
+            print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
+            return 1
     from pyspark.sql import SparkSession
 
     SparkSession.builder.getOrCreate().stop()

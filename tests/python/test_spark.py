@@ -9,12 +9,14 @@ fails the test with its reason."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import duckdb
@@ -110,3 +112,37 @@ def test_the_comparison_reports_a_difference_beyond_the_tolerance() -> None:
     assert _differences("t", duck, pa.table({"model_id": ["a", "b"], "score": [0.5, 0.25 + 1e-8], "rank": [1, 2]}),
                         TOLERANCE) == ["t.score: 0.25 on DuckDB, 0.25000001 on Spark (row ('b', 2, 0.25))"]
     assert _differences("t", duck, duck.slice(0, 1), TOLERANCE) == ["t: 2 rows on DuckDB, 1 on Spark"]
+
+
+def test_spark_builds_into_one_folder_take_turns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A publish removes every build folder but the current and the previous one, so a second
+    build into the same spark dir waits until the first is done (no Spark starts here: the
+    stages are replaced by a stand-in that fails, which ends the build before Spark)."""
+    from distressbench import build, spark_build
+
+    root = tmp_path / "spark"
+    root.mkdir()
+    monkeypatch.setenv("DISTRESSBENCH_SPARK_DIR", str(root))
+    release = tmp_path / "release"
+    release.mkdir()
+    (release / "manifest.json").write_text("{}", encoding="utf-8")
+    started = threading.Event()
+
+    def stages(release_dir: Path, into: Path) -> Path:
+        started.set()
+        raise build.StageFailed("gate", "stand-in")
+
+    monkeypatch.setattr(spark_build, "build_release_on_spark", stages)
+    codes: list[int] = []
+    with (root / spark_build.LOCK).open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a build in progress
+        second = threading.Thread(target=lambda: codes.append(spark_build.build_on_spark(release)))
+        second.start()
+        assert not started.wait(timeout=1.0)
+        fcntl.flock(held, fcntl.LOCK_UN)
+    assert started.wait(timeout=30)
+    second.join(timeout=30)
+    assert codes == [1]
+    assert f"waiting for another build of {root} to finish" in capsys.readouterr().out
