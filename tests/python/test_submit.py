@@ -8,8 +8,11 @@ and must be refused with its own message, leaving nothing behind.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -203,6 +206,28 @@ def test_an_existing_output_folder_is_not_overwritten(split: tuple[Path, Path, P
         submit(base, submission, out, echo=False)
     assert [c.check for c in refused.value.failures] == ["out_dir_new"]
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+def test_a_killed_submissions_folder_is_removed_by_the_next_one(
+    split: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A submission killed mid-write leaves `.derived.<pid>.<random>.partial`; the next one
+    into the same folder removes it once that process has ended, and keeps the folder of a
+    live process and those of another output folder."""
+    _, base, submission = split
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    abandoned = tmp_path / f".derived.{ended.pid}.k1ll_ed9.partial"
+    abandoned.mkdir()
+    (abandoned / "judge_labels.parquet").write_bytes(b"half a file")
+    kept = [
+        tmp_path / f".derived.{os.getpid()}.l1ve_abc.partial",  # a submission still writing
+        tmp_path / f".derived.v2.{ended.pid}.k1ll_ed9.partial",  # output folder derived.v2's
+    ]
+    for folder in kept:
+        folder.mkdir()
+    submit(base, submission, tmp_path / "derived", echo=False)
+    assert _leftovers(tmp_path) == sorted(folder.name for folder in kept)
 
 
 def test_a_broken_base_release_is_refused(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
