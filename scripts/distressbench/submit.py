@@ -8,8 +8,8 @@ count, example keys). The derived release holds the base's rows plus the submiss
 new manifest (hashes, row counts, `derived_from`) and is written into a temporary folder
 beside the output folder, renamed into place at the end, so a refused or failed submission
 leaves nothing behind. A submission killed before it could clean up leaves its temporary
-folder; the next submission into the same output folder removes it (the folder's name
-holds the process id, and a folder is removed only when that process has ended).
+folder; the next submission into the same output folder removes it
+(distressbench.temporary_folders).
 
 The tables the submission extends are streamed batch by batch (base rows, then submission
 rows) through one Parquet writer, so memory stays at a few batches whatever the size; the
@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,7 +33,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from distressbench import contract, paths
+from distressbench import contract, paths, temporary_folders
 from distressbench.gate_files import check_manifest, check_schemas, safe_release_id
 from distressbench.gate_types import CheckResult, Recorder, listing, quote
 from distressbench.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
@@ -47,10 +45,6 @@ MAX_RELEASE_ID = contract.RELEASE_ID_MAX_LENGTH
 BATCH_ROWS = 1 << 17
 EXAMPLES = 5
 COMPRESSION = "zstd"
-_PARTIAL = ".partial"
-# what follows `.<output folder name>.` in a temporary folder's name: the process id, then
-# tempfile.mkdtemp's random part (lowercase letters, digits, underscores)
-_PARTIAL_REST = re.compile(r"(\d+)\.[a-z0-9_]+" + re.escape(_PARTIAL))
 
 
 class SubmissionRefused(Exception):
@@ -290,39 +284,14 @@ def _concatenate(sources: list[Path], table: str, out: Path) -> int:
 
 @contextmanager
 def _staging_folder(out_dir: Path) -> Iterator[Path]:
-    """A temporary folder beside out_dir (`.<name>.<process id>.<random>.partial`), renamed
-    to out_dir on success, removed on failure; first, the folders of ended processes go."""
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned(out_dir)
-    staging = Path(
-        tempfile.mkdtemp(prefix=f".{out_dir.name}.{os.getpid()}.", suffix=_PARTIAL, dir=out_dir.parent)
-    )
+    """A temporary folder beside out_dir, renamed to out_dir on success, removed on failure."""
+    staging = temporary_folders.make_beside(out_dir)
     try:
         yield staging
         os.rename(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _remove_abandoned(out_dir: Path) -> None:
-    """Remove the temporary folders beside out_dir that a submission killed before it could
-    clean up left behind: those whose process has ended (a live one is writing)."""
-    prefix = f".{out_dir.name}."
-    for folder in out_dir.parent.iterdir():
-        rest = _PARTIAL_REST.fullmatch(folder.name[len(prefix) :]) if folder.name.startswith(prefix) else None
-        if rest and folder.is_dir() and not folder.is_symlink() and not _is_running(int(rest.group(1))):
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _is_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
 
 
 def write_derived(base_dir: Path, submission_dir: Path, out_dir: Path, release_id: str) -> dict[str, int]:

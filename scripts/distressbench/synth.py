@@ -22,7 +22,6 @@ generation time. Same config, same bytes.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -34,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from distressbench import contract, paths
+from distressbench import contract, paths, temporary_folders
 from distressbench import synth_text as text
 from distressbench.manifest import parquet_rows, read_manifest, sha256_of, write_manifest
 
@@ -754,9 +753,7 @@ def ensure_default_release() -> Path:
     config = SynthConfig()
     if _is_complete(target, config.release_id):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.parent / f".{target.name}.tmp-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = temporary_folders.make_beside(target)
     write_release(staging, config)
     if target.exists() and not _is_complete(target, config.release_id):
         shutil.rmtree(target, ignore_errors=True)

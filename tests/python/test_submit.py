@@ -217,12 +217,12 @@ def test_a_killed_submissions_folder_is_removed_by_the_next_one(
     _, base, submission = split
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    abandoned = tmp_path / f".derived.{ended.pid}.k1ll_ed9.partial"
+    abandoned = tmp_path / f".derived.{ended.pid}.dead0001.partial"
     abandoned.mkdir()
     (abandoned / "judge_labels.parquet").write_bytes(b"half a file")
     kept = [
-        tmp_path / f".derived.{os.getpid()}.l1ve_abc.partial",  # a submission still writing
-        tmp_path / f".derived.v2.{ended.pid}.k1ll_ed9.partial",  # output folder derived.v2's
+        tmp_path / f".derived.{os.getpid()}.11fe0002.partial",  # a submission still writing
+        tmp_path / f".derived.v2.{ended.pid}.dead0003.partial",  # output folder derived.v2's
     ]
     for folder in kept:
         folder.mkdir()

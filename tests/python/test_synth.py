@@ -6,6 +6,8 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -304,6 +306,9 @@ def test_ensure_default_release_reuses_and_repairs(default_release: Path, tmp_pa
     assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == before  # reused, not rewritten
 
     (target / "judge_labels.parquet").write_bytes(b"truncated")
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    (tmp_path / f".synthetic-default.{ended.pid}.dead0001.partial").mkdir()  # a killed rewrite's
     assert ensure_default_release() == target
     assert _file_hashes(target) == _file_hashes(default_release)
-    assert not list(tmp_path.glob(".synthetic-default.tmp-*"))
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".synthetic-default.")]

@@ -1,0 +1,48 @@
+"""A folder written beside its destination under a temporary name, then renamed into place.
+
+The name is `.<destination name>.<process id>.<random hex>.partial`, and the folder is made
+as any folder is (its mode from the umask, as the destination's would be). A process killed
+before it could rename or remove its folder leaves it behind; the next folder made for the
+same destination removes those whose process has ended (a live process is still writing its
+own), and never one of another destination whose name merely starts the same way. Used by
+`submit` (the derived release) and by the embedded default release's writer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+from pathlib import Path
+
+SUFFIX = ".partial"
+# what follows `.<destination name>.` in the name: the process id, then the random part
+_REST = re.compile(r"(\d+)\.[0-9a-f]+" + re.escape(SUFFIX))
+
+
+def make_beside(destination: Path) -> Path:
+    """A new empty folder beside `destination`, once the abandoned ones for it are removed."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(destination)
+    folder = destination.parent / f".{destination.name}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
+    folder.mkdir()
+    return folder
+
+
+def _remove_abandoned(destination: Path) -> None:
+    prefix = f".{destination.name}."
+    for folder in destination.parent.iterdir():
+        rest = _REST.fullmatch(folder.name[len(prefix) :]) if folder.name.startswith(prefix) else None
+        if rest and folder.is_dir() and not folder.is_symlink() and not _is_running(int(rest.group(1))):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
