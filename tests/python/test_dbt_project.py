@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow.compute as pc
@@ -20,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import paths
+from distressbench.build import DBT_TARGET, WarehouseLayout
 from distressbench.synth import SynthConfig, write_release
 from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
@@ -70,12 +72,18 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
     assert history == [("dimension_scores", 0), ("headline_metrics", 0), ("model_scores", 0), ("releases", 0)]
 
 
+def _release_build_artifacts(warehouse: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """dbt's manifest.json and run_results.json of the last release build of `warehouse`."""
+    target = WarehouseLayout(warehouse).builds_dir / DBT_TARGET
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    run = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    return manifest, run
+
+
 def test_the_release_build_leaves_out_the_tests_no_release_can_fail(paper_warehouse: Path) -> None:  # noqa: F811
     """The release build runs no test tagged gate_guaranteed, implied_upstream or
     release_invariant (each tag is used), and still runs the others (plain dbt runs them all)."""
-    target = paper_warehouse.parent / f"{paper_warehouse.name}.builds" / "dbt-target"
-    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
-    run = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    manifest, run = _release_build_artifacts(paper_warehouse)
     left_out = ("gate_guaranteed", "implied_upstream", "release_invariant")
     tests = {key: node["tags"] for key, node in manifest["nodes"].items() if node["resource_type"] == "test"}
     ran = {r["unique_id"] for r in run["results"] if r["unique_id"].startswith("test.")}
@@ -90,9 +98,7 @@ def test_the_release_build_leaves_out_the_tests_no_release_can_fail(paper_wareho
 def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_warehouse: Path) -> None:  # noqa: F811
     """Every model the release build's dbt built has its yml description as its comment, and
     every described column of it its column's (the on-run-end hook comment_on_relations)."""
-    target = paper_warehouse.parent / f"{paper_warehouse.name}.builds" / "dbt-target"
-    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
-    run = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    manifest, run = _release_build_artifacts(paper_warehouse)
     built = [manifest["nodes"][r["unique_id"]] for r in run["results"] if r["unique_id"].startswith("model.")]
     expected_relations = {(n["schema"], n["alias"]): n["description"] for n in built if n["description"]}
     expected_columns = {
