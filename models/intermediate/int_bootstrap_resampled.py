@@ -28,6 +28,15 @@ OUTPUT_SCHEMA = pa.schema(
 
 
 def model(dbt, session):
+    from distressbench.process_memory import return_freed_memory
+
+    rows = resampled_rows(dbt)
+    # the frames resampled_rows read are freed: their memory goes back before dbt's next models
+    return_freed_memory()
+    return pa.Table.from_pandas(rows[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False)
+
+
+def resampled_rows(dbt):
     import pandas as pd
 
     from distressbench.bootstrap import read_inputs, run_bootstrap
@@ -78,5 +87,4 @@ def model(dbt, session):
             for name in STATISTICS
         ]
     )
-    rows = pd.concat([estimates, calibration_rows], ignore_index=True)
-    return pa.Table.from_pandas(rows[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False)
+    return pd.concat([estimates, calibration_rows], ignore_index=True)

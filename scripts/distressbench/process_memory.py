@@ -1,0 +1,25 @@
+"""Handing the memory a finished step has freed back to the operating system.
+
+A process that goes on working after a large pandas, numpy or Arrow step keeps what that
+step freed: Arrow's allocator holds freed pages for its next allocations, and glibc's heap
+keeps freed blocks below its top. In the release build the bootstrap runs inside dbt's
+process, and at 100x that was ~460 MiB held under DuckDB's memory through every model after
+it (docs/benchmarks.md, eighth round).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+
+import pyarrow as pa
+
+
+def return_freed_memory() -> None:
+    """Collect garbage, then have Arrow's pool and the C heap return their free memory
+    (the C heap's only where the C library has glibc's malloc_trim)."""
+    gc.collect()
+    pa.default_memory_pool().release_unused()
+    malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    if malloc_trim is not None:
+        malloc_trim(0)
