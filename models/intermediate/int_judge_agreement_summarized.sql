@@ -37,48 +37,57 @@ rubric_groups as (
     where judge_groups.is_rubric_pair and not responses.is_empty
 ),
 
-all_judge_units as (
-    -- a pair's labels over all judges are its verdict's votes
-    select
-        true as is_all_judges,
-        cast(null as {{ dbt.type_string() }}) as judge_id,
-        criterion_key,
-        n_labels,
-        n_met
-    from verdicts
-    where not is_empty_reply
+judges as (
+    select {{ count_judges('judge_id') }} as n_judges
+    from judge_groups
 ),
 
-judge_units as (
+-- the terms depend on (n_labels, n_met) only: count the units of each kind first, so that
+-- they are computed once per kind rather than once per unit
+judge_unit_kinds as (
     select
         false as is_all_judges,
         judge_id,
         criterion_key,
         n_labels,
-        n_met
+        n_met,
+        count(*) as n_units
     from rubric_groups
+    where n_labels >= 2
+    group by judge_id, criterion_key, n_labels, n_met
 ),
 
-units as (
-    select * from all_judge_units
-    where n_labels >= 2
+all_judge_unit_kinds as (
+    -- a pair's labels over all judges are its verdict's votes; with one judge, that judge's
+    -- labels, so its kinds are counted once
+    select
+        true as is_all_judges,
+        cast(null as {{ dbt.type_string() }}) as judge_id,
+        judge_unit_kinds.criterion_key,
+        judge_unit_kinds.n_labels,
+        judge_unit_kinds.n_met,
+        judge_unit_kinds.n_units
+    from judge_unit_kinds
+    cross join judges
+    where judges.n_judges = 1
     union all
-    select * from judge_units
-    where n_labels >= 2
+    select
+        true as is_all_judges,
+        cast(null as {{ dbt.type_string() }}) as judge_id,
+        verdicts.criterion_key,
+        verdicts.n_labels,
+        verdicts.n_met,
+        count(*) as n_units
+    from verdicts
+    cross join judges
+    where judges.n_judges > 1 and not verdicts.is_empty_reply and verdicts.n_labels >= 2
+    group by verdicts.criterion_key, verdicts.n_labels, verdicts.n_met
 ),
 
 criterion_unit_kinds as (
-    -- the terms depend on (n_labels, n_met) only: count the units of each kind first, so
-    -- that they are computed once per kind rather than once per unit
-    select
-        is_all_judges,
-        judge_id,
-        criterion_key,
-        n_labels,
-        n_met,
-        count(*) as n_units
-    from units
-    group by is_all_judges, judge_id, criterion_key, n_labels, n_met
+    select * from all_judge_unit_kinds
+    union all
+    select * from judge_unit_kinds
 ),
 
 unit_kinds as (

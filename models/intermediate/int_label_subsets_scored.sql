@@ -92,58 +92,57 @@ judge_samples as (
         on {{ mask_has_sample('judge_masks.sample_mask', 'sample_numbers.sample_index') }}
 ),
 
-subset_verdicts as (
-    -- each judge alone: the majority of its labels; each (judge, sample) alone: that label
+judge_replies as (
+    -- each judge alone, per reply: the majority of its labels on each pair it labelled
+    select
+        judge_id,
+        response_key,
+        sum(case when {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} then weight else 0 end)
+            as met_weight,
+        sum(weight) as total_weight
+    from label_patterns
+    group by judge_id, response_key
+),
+
+judge_mask_pairs as (
+    -- the pairs each judge labelled with each set of samples: a few rows, from which every
+    -- subset's coverage follows without a pass per reply
+    select
+        judge_id,
+        sample_mask,
+        sum(n_pairs) as n_pairs_labelled
+    from label_patterns
+    group by judge_id, sample_mask
+),
+
+subset_coverage as (
     select
         judge_id,
         cast(null as {{ dbt.type_int() }}) as sample_index,
-        response_key,
-        n_pairs,
-        weight,
-        {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} as is_met
-    from label_patterns
+        sum(n_pairs_labelled) as n_pairs_labelled
+    from judge_mask_pairs
+    group by judge_id
     union all
     select
-        label_patterns.judge_id,
+        judge_mask_pairs.judge_id,
         judge_samples.sample_index,
-        label_patterns.response_key,
-        label_patterns.n_pairs,
-        label_patterns.weight,
-        {{ is_majority_met(
-            'case when ' ~ mask_has_sample('label_patterns.met_sample_mask', 'judge_samples.sample_index')
-            ~ ' then 1 else 0 end',
-            '1',
-            'label_patterns.is_empty_reply'
-        ) }} as is_met
-    from label_patterns
+        sum(judge_mask_pairs.n_pairs_labelled) as n_pairs_labelled
+    from judge_mask_pairs
     inner join judge_samples
         on
-            label_patterns.judge_id = judge_samples.judge_id
-            and {{ mask_has_sample('label_patterns.sample_mask', 'judge_samples.sample_index') }}
-),
-
-subset_replies as (
-    -- one row per subset x reply: grouped by integer keys, the ids attached afterwards
-    select
-        judge_id,
-        sample_index,
-        response_key,
-        sum(n_pairs) as n_pairs_labelled,
-        sum(case when is_met then weight else 0 end) as met_weight,
-        sum(weight) as total_weight
-    from subset_verdicts
-    group by judge_id, sample_index, response_key
+            judge_mask_pairs.judge_id = judge_samples.judge_id
+            and {{ mask_has_sample('judge_mask_pairs.sample_mask', 'judge_samples.sample_index') }}
+    group by judge_mask_pairs.judge_id, judge_samples.sample_index
 ),
 
 subsets as (
     select
-        subset_replies.judge_id,
-        subset_replies.sample_index,
-        sum(subset_replies.n_pairs_labelled) as n_pairs_labelled,
-        max(n_rubric_pairs.n_pairs) as n_pairs
-    from subset_replies
+        subset_coverage.judge_id,
+        subset_coverage.sample_index,
+        subset_coverage.n_pairs_labelled,
+        n_rubric_pairs.n_pairs
+    from subset_coverage
     cross join n_rubric_pairs
-    group by subset_replies.judge_id, subset_replies.sample_index
 ),
 
 complete_subsets as (
@@ -152,6 +151,64 @@ complete_subsets as (
         sample_index
     from subsets
     where n_pairs_labelled = n_pairs
+),
+
+complete_samples as (
+    select
+        judge_id,
+        sample_index
+    from complete_subsets
+    where sample_index is not null
+),
+
+sample_met_weights as (
+    -- a complete (judge, sample) subset's verdict on a pair is that sample's label: per reply,
+    -- the weight of the pairs it met (patterns of no met pair give no row)
+    select
+        label_patterns.judge_id,
+        complete_samples.sample_index,
+        label_patterns.response_key,
+        sum(label_patterns.weight) as met_weight
+    from label_patterns
+    inner join complete_samples
+        on label_patterns.judge_id = complete_samples.judge_id
+    where {{ is_majority_met(
+        'case when ' ~ mask_has_sample('label_patterns.met_sample_mask', 'complete_samples.sample_index')
+        ~ ' then 1 else 0 end',
+        '1',
+        'label_patterns.is_empty_reply'
+    ) }}
+    group by label_patterns.judge_id, complete_samples.sample_index, label_patterns.response_key
+),
+
+subset_replies as (
+    -- one row per complete subset x reply. A complete sample labels every pair, each once, so
+    -- its judge labels every pair and a reply's total weight under it is the judge's
+    select
+        judge_replies.judge_id,
+        complete_subsets.sample_index,
+        judge_replies.response_key,
+        judge_replies.met_weight,
+        judge_replies.total_weight
+    from judge_replies
+    inner join complete_subsets
+        on judge_replies.judge_id = complete_subsets.judge_id
+    where complete_subsets.sample_index is null
+    union all
+    select
+        judge_replies.judge_id,
+        complete_samples.sample_index,
+        judge_replies.response_key,
+        coalesce(sample_met_weights.met_weight, 0) as met_weight,
+        judge_replies.total_weight
+    from judge_replies
+    inner join complete_samples
+        on judge_replies.judge_id = complete_samples.judge_id
+    left join sample_met_weights
+        on
+            judge_replies.judge_id = sample_met_weights.judge_id
+            and complete_samples.sample_index = sample_met_weights.sample_index
+            and judge_replies.response_key = sample_met_weights.response_key
 ),
 
 subset_cells as (
@@ -167,10 +224,6 @@ subset_cells as (
             ) as {{ dbt.type_bigint() }}
         ) as grid_score
     from subset_replies
-    inner join complete_subsets
-        on
-            subset_replies.judge_id = complete_subsets.judge_id
-            and coalesce(subset_replies.sample_index, -1) = coalesce(complete_subsets.sample_index, -1)
     inner join responses
         on subset_replies.response_key = responses.response_key
 ),
