@@ -350,7 +350,9 @@ def print_headline(database: Path) -> None:
     except duckdb.Error as error:
         _say(f"(headline metrics not shown: {error})")
         return
-    _say(f"{'metric':<34} {'value':>7} {'95% CI':>17} {'paper':>7} {'diff':>7}")
+    from distressbench.tables import INTERVAL_LEVEL
+
+    _say(f"{'metric':<34} {'value':>7} {INTERVAL_LEVEL + ' CI':>17} {'paper':>7} {'diff':>7}")
     for metric, value, low, high, paper in rows:
         interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
         paper_text = f"{paper:.3f}" if paper is not None else ""

@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from distressbench.tables import Table, pct, ratio  # noqa: E402
+from distressbench.tables import INTERVAL_LEVEL, Table, pct, ratio  # noqa: E402
 
 STYLE = {
     "svg.hashsalt": "distressbench",
@@ -84,8 +84,8 @@ def _heatmap(
 
 
 def leaderboard(t2: Table) -> bytes:
-    """Model scores with 95% intervals, best at the top; tie groups shaded; the clinician
-    reference in its own row below the ranked models."""
+    """Model scores with their bootstrap intervals, best at the top; tie groups shaded; the
+    clinician reference in its own row below the ranked models."""
     ranked = _rows(t2, ("model",))
     reference = _rows(t2, ("reference",))
     rows = ranked + reference
@@ -122,7 +122,7 @@ def leaderboard(t2: Table) -> bytes:
         ax.set_yticks(y, labels)
         ax.invert_yaxis()
         ax.set_xlim(0, 112)
-        ax.set_xlabel("Score (%) with 95% bootstrap interval")
+        ax.set_xlabel(f"Score (%) with {INTERVAL_LEVEL} bootstrap interval")
         ax.set_title("Leaderboard: tie groups shaded alternately")
         ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=1)
         ax.tick_params(axis="y", length=0)
@@ -301,7 +301,7 @@ def calibration(t7: Table) -> bytes:
 
 
 def judge_reliability(j1: Table) -> bytes:
-    """Per dimension: Cohen's kappa against the clinicians with its 95% interval, against the
+    """Per dimension: Cohen's kappa against the clinicians with its bootstrap interval, against the
     calibration floor (dimensions that miss it in red, hollow), and Krippendorff's alpha."""
     rows = j1.records()
     labels = [str(r["label"]) for r in rows]
@@ -332,7 +332,7 @@ def judge_reliability(j1: Table) -> bytes:
         left.set_xlim(low_end, 1.45)
         left.set_xticks([t for t in (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0) if t >= low_end])
         left.axvline(0, color="#999999", lw=0.6)
-        left.set_xlabel("Cohen's κ against the clinicians, 95% bootstrap interval")
+        left.set_xlabel(f"Cohen's κ against the clinicians, {INTERVAL_LEVEL} bootstrap interval")
         left.set_title("Judge vs clinicians")
         left.tick_params(axis="y", length=0)
         alpha = np.array([np.nan if r["krippendorff_alpha"] is None else float(r["krippendorff_alpha"]) for r in rows])

@@ -23,7 +23,7 @@ import duckdb
 from distressbench import figures
 from distressbench.report_cases import cases_section
 from distressbench.report_changes import changes_section, changes_title
-from distressbench.tables import FLOOR_MARK, Table, html_id, load_tables, to_html
+from distressbench.tables import FLOOR_MARK, INTERVAL_LEVEL, Table, html_id, load_tables, to_html
 from distressbench.warehouse import connect_read_only
 
 UNKNOWN = "unknown"
@@ -66,9 +66,9 @@ def _judge_reliability() -> Section:
         "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked "
         f"{FLOOR_MARK} wherever its scores appear (tables T3 and P and their figures).",
         (FigureSpec("fig-judge-reliability", "J1", figures.judge_reliability,
-                    "Cohen's κ of the judge against the clinicians' majority label per dimension, with its 95% "
-                    "bootstrap interval, against the calibration floor (dashed; red hollow points miss it), and "
-                    "Krippendorff's α of the judge's own labels."),),
+                    "Cohen's κ of the judge against the clinicians' majority label per dimension, with its "
+                    f"{INTERVAL_LEVEL} bootstrap interval, against the calibration floor (dashed; red hollow points "
+                    "miss it), and Krippendorff's α of the judge's own labels."),),
         ("J1", "J3", "J2"),
     )
 
@@ -83,7 +83,7 @@ SECTIONS: tuple[Section, ...] = (
         "leaderboard", "Leaderboard",
         "Models ranked by score. Adjacent models whose paired bootstrap interval includes 0 share a tie group.",
         (FigureSpec("fig-leaderboard", "T2", figures.leaderboard,
-                    "Model score with its 95% bootstrap interval; models in one tie group share a shade; "
+                    f"Model score with its {INTERVAL_LEVEL} bootstrap interval; models in one tie group share a shade; "
                     "the clinician reference (red diamond) is not ranked."),),
         ("T2",),
     ),
@@ -278,8 +278,8 @@ def render_report(
         body.append("".join(parts))
     body.append(
         "<footer>Built by <code>distressbench report</code> from the warehouse's marts. Percentages have one "
-        "decimal; 95% bootstrap intervals are in brackets; the clinician reference is reported beside the "
-        "models, never ranked. <code>distressbench tables --format csv</code> gives the raw fractions.</footer>"
+        f"decimal; {INTERVAL_LEVEL} bootstrap intervals are in brackets; the clinician reference is reported beside "
+        "the models, never ranked. <code>distressbench tables --format csv</code> gives the raw fractions.</footer>"
     )
     title = f"DistressBench report — {info.release_id}"
     return (

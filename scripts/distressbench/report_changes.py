@@ -11,7 +11,7 @@ import html
 
 import duckdb
 
-from distressbench.tables import Column, TableSpec, load_tables, to_html
+from distressbench.tables import INTERVAL_LEVEL, Column, TableSpec, load_tables, to_html
 
 CHANGE_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -19,16 +19,21 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
         slug="release_changes",
         title="Models against the previous release",
         caption=(
-            "Each model of this release or the previous one: score (%) with its 95% bootstrap interval in both, the "
-            "difference in percentage points, and the rank in both (rank change: positive when the model moved up). "
-            "Unchanged means the same score and interval; a rank can shift when another model enters or leaves."
+            f"Each model of this release or the previous one: score (%) with its {INTERVAL_LEVEL} bootstrap interval "
+            "in both, the difference in percentage points, and the rank in both (rank change: positive when the model "
+            "moved up). Unchanged means the same score and interval; a rank can shift when another model enters or "
+            "leaves."
         ),
         model="rpt_release_changes",
         columns=(
             Column("Model", "text", ("label",)),
             Column("Status", "text", ("status",)),
-            Column("This release (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high")),
-            Column("Previous (%) [95% CI]", "pct_ci", ("previous_score", "previous_ci_low", "previous_ci_high")),
+            Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+            Column(
+                f"Previous (%) [{INTERVAL_LEVEL} CI]",
+                "pct_ci",
+                ("previous_score", "previous_ci_low", "previous_ci_high"),
+            ),
             Column("Difference (pp)", "pp", ("score_difference",)),
             Column("Rank", "count", ("rank",)),
             Column("Previous rank", "count", ("previous_rank",)),
@@ -43,8 +48,12 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
         model="rpt_headline_changes",
         columns=(
             Column("Metric", "text", ("label",)),
-            Column("This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high")),
-            Column("Previous (%) [95% CI]", "pct_ci", ("previous_value", "previous_ci_low", "previous_ci_high")),
+            Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+            Column(
+                f"Previous (%) [{INTERVAL_LEVEL} CI]",
+                "pct_ci",
+                ("previous_value", "previous_ci_low", "previous_ci_high"),
+            ),
             Column("Difference (pp)", "pp", ("difference",)),
         ),
     ),

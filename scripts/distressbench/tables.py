@@ -14,11 +14,11 @@ One definition layer, several renderers, so the formats cannot diverge:
 Number formats. CSV carries the raw values: one column per stored field, scores and rates
 as fractions in [0, 1] with every digit (Python's shortest round-trip repr), so a CSV reads
 back to exactly the numbers in the marts. Markdown, LaTeX and HTML show what the paper
-prints: percentages with one decimal (the CSV value rounded half up), 95% intervals in
-brackets after the value, differences in percentage points with a sign, Cohen's kappa with
-three decimals, "—" for a missing value. Models are ordered by overall score (then
-model_id); the clinician reference has its own row after the ranked models and the
-summary rows, and is never ranked.
+prints: percentages with one decimal (the CSV value rounded half up), bootstrap intervals (at
+INTERVAL_LEVEL, 1 - the dbt var bootstrap_alpha) in brackets after the value, differences in
+percentage points with a sign, Cohen's kappa with three decimals, "—" for a missing value.
+Models are ordered by overall score (then model_id); the clinician reference has its own row
+after the ranked models and the summary rows, and is never ranked.
 """
 
 from __future__ import annotations
@@ -243,6 +243,17 @@ _FLOOR_NOTE = (
     "trustworthy there."
 )
 
+
+
+def interval_level(alpha: float) -> str:
+    """The percentile intervals' level as the captions print it: 0.05 -> '95%', 0.025 -> '97.5%'."""
+    return f"{(1 - float(alpha)) * 100:g}%"
+
+
+# The level of every bootstrap interval the tables, report and figures show: 1 - the dbt var
+# bootstrap_alpha, the alpha the bootstrap models were built with.
+INTERVAL_LEVEL: str = interval_level(paths.dbt_var("bootstrap_alpha"))
+
 T1 = TableSpec(
     key="T1",
     slug="corpus_stats",
@@ -262,18 +273,19 @@ T2 = TableSpec(
     slug="leaderboard",
     title="Leaderboard",
     caption=(
-        "Model score (mean weighted share of criteria met over all tasks, %) with its 95% bootstrap interval; "
-        "rank among ranked models (equal scores share a rank); tie group (models in one group cannot be told apart: "
-        "the paired interval of adjacent models includes 0); the rank's 95% bootstrap interval and the probability "
-        "of ranking first. The clinician reference is shown beside the models, not ranked."
+        f"Model score (mean weighted share of criteria met over all tasks, %) with its {INTERVAL_LEVEL} bootstrap "
+        "interval; rank among ranked models (equal scores share a rank); tie group (models in one group cannot be "
+        "told apart: the paired interval of adjacent models includes 0); the rank's "
+        f"{INTERVAL_LEVEL} bootstrap interval and the probability of ranking first. The clinician reference is shown "
+        "beside the models, not ranked."
     ),
     model="rpt_leaderboard",
     columns=(
         Column("Rank", "count", ("rank",)),
         _MODEL,
-        Column("Score (%) [95% CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+        Column(f"Score (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
         Column("Tie group", "count", ("tie_group",)),
-        Column("Rank [95% CI]", "interval", ("rank_ci_low", "rank_ci_high")),
+        Column(f"Rank [{INTERVAL_LEVEL} CI]", "interval", ("rank_ci_low", "rank_ci_high")),
         Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
     ),
 )
@@ -302,8 +314,8 @@ T4 = TableSpec(
     title="Recognized but not routed",
     caption=(
         "Of the replies that met every recognition criterion of a task with routing criteria (recognized), those "
-        "that failed routing (not routed), and the rate (%). Pooled over ranked models, with its 95% bootstrap "
-        "interval."
+        f"that failed routing (not routed), and the rate (%). Pooled over ranked models, with its {INTERVAL_LEVEL} "
+        "bootstrap interval."
     ),
     model="rpt_recognized_not_routed",
     columns=(
@@ -320,7 +332,7 @@ T5 = TableSpec(
     title="Single-turn and multi-turn conversations",
     caption=(
         "Mean cell score (%) over single-turn conversations (one user turn) and multi-turn ones, per model and "
-        "pooled over all cells of ranked models (with 95% bootstrap intervals)."
+        f"pooled over all cells of ranked models (with {INTERVAL_LEVEL} bootstrap intervals)."
     ),
     model="rpt_turn_type_scores",
     columns=(
@@ -399,15 +411,15 @@ P = TableSpec(
     slug="paper_comparison",
     title="Comparison with the paper",
     caption=(
-        "Headline metrics of this release (%) with 95% bootstrap intervals, the value the paper reports, and the "
-        "difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
+        f"Headline metrics of this release (%) with {INTERVAL_LEVEL} bootstrap intervals, the value the paper "
+        "reports, and the difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
         "Krippendorff's α are ratios, shown × 100."
         + _FLOOR_NOTE
     ),
     model="rpt_paper_comparison",
     columns=(
         Column("Metric", "text", ("label",)),
-        Column("This release (%) [95% CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+        Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
         Column("Paper (%)", "pct", ("paper_value",)),
         Column("Difference (pp)", "pp", ("difference_from_paper",)),
     ),
@@ -419,8 +431,8 @@ J1 = TableSpec(
     title="Judge reliability by dimension",
     caption=(
         "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
-        "clinician ties dropped): Cohen's κ, agreement and F1 (%) with 95% bootstrap intervals (tasks resampled); "
-        "a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, "
+        f"clinician ties dropped): Cohen's κ, agreement and F1 (%) with {INTERVAL_LEVEL} bootstrap intervals (tasks "
+        "resampled); a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, "
         f"{paths.dbt_var('calibration_kappa_floor')} by default) on at least calibration_min_pairs "
         f"({paths.dbt_var('calibration_min_pairs')}) pairs. Against itself (reply × criterion pairs of "
         "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
@@ -431,12 +443,12 @@ J1 = TableSpec(
     columns=(
         Column("Dimension", "text", ("label",)),
         Column("Calibrated pairs", "count", ("n",), group="Against the clinicians"),
-        Column("Cohen's κ [95% CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high"),
+        Column(f"Cohen's κ [{INTERVAL_LEVEL} CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high"),
                group="Against the clinicians"),
         Column("Meets floor", "text", ("meets_floor_label",), group="Against the clinicians"),
-        Column("Agreement (%) [95% CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high"),
+        Column(f"Agreement (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high"),
                group="Against the clinicians"),
-        Column("F1 (%) [95% CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"),
+        Column(f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"),
                group="Against the clinicians"),
         Column("Pairs with ≥ 2 labels", "count", ("n_consistency_pairs",), group="Against itself"),
         Column("Unanimous (%)", "pct", ("unanimous_share",), group="Against itself"),

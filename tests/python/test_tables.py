@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,6 +107,48 @@ def test_other_formats() -> None:
     assert count(15.96667) == "16.0"
     assert count(3) == "3"
     assert count(float("nan")) == "—"
+
+
+def test_interval_level_is_one_minus_bootstrap_alpha() -> None:
+    assert [tables.interval_level(a) for a in (0.05, 0.1, 0.025, 0.01)] == ["95%", "90%", "97.5%", "99%"]
+    assert tables.INTERVAL_LEVEL == tables.interval_level(tables.paths.dbt_var("bootstrap_alpha"))
+
+
+# Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
+# folder (argv 2) as if dbt_project.yml said bootstrap_alpha: 0.1.
+_RENDER_AT_ALPHA_0_1 = """
+import sys
+from pathlib import Path
+
+from distressbench import paths
+
+project_vars = paths._dbt_vars()
+paths._dbt_vars = lambda: {**project_vars, "bootstrap_alpha": 0.1}
+
+from distressbench.report import write_report
+from distressbench.tables import export_tables
+
+warehouse, out = Path(sys.argv[1]), Path(sys.argv[2])
+for fmt in ("md", "latex"):
+    export_tables(warehouse, fmt=fmt, out_dir=out / fmt)
+write_report(warehouse, out / "report.html")
+"""
+
+
+def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(
+    paper_warehouse: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
+    script = tmp_path / "render.py"
+    script.write_text(_RENDER_AT_ALPHA_0_1, encoding="utf-8")
+    subprocess.run([sys.executable, str(script), str(paper_warehouse), str(tmp_path / "out")], check=True)
+    texts = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.*")}
+    assert len(texts) == 2 * len(TABLES) + 1
+    stale = [name for name, text in texts.items() if re.search(r"95\\?%", text)]
+    assert stale == []
+    assert "Score (%) [90% CI]" in texts["t2_leaderboard.md"]
+    assert r"90\% CI" in texts["t2_leaderboard.tex"]
+    assert "90% bootstrap intervals are in brackets" in texts["report.html"]
 
 
 def test_empty_table_renders_in_every_format() -> None:
