@@ -8,7 +8,7 @@ count, example keys). The derived release holds the base's rows plus the submiss
 new manifest (hashes, row counts, `derived_from`) and is written into a temporary folder
 beside the output folder, renamed into place at the end, so a refused or failed submission
 leaves nothing behind. A submission killed before it could clean up leaves its temporary
-folder; the next submission into the same output folder removes it
+folder; the next submission into the same output folder on the same machine removes it
 (distressbench.temporary_folders).
 
 The tables the submission extends are streamed batch by batch (base rows, then submission

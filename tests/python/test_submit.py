@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import cli, contract
+from distressbench import cli, contract, temporary_folders
 from distressbench.gate import run_gate
 from distressbench.manifest import manifest_sha256, read_manifest
 from distressbench.submit import MAX_RELEASE_ID, SubmissionRefused, derived_release_id, submit
@@ -211,18 +211,21 @@ def test_an_existing_output_folder_is_not_overwritten(split: tuple[Path, Path, P
 def test_a_killed_submissions_folder_is_removed_by_the_next_one(
     split: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    """A submission killed mid-write leaves `.derived.<pid>.<random>.partial`; the next one
-    into the same folder removes it once that process has ended, and keeps the folder of a
-    live process and those of another output folder."""
+    """A submission killed mid-write leaves `.derived.<host>.<pid>.<random>.partial`; the next
+    one into the same folder on the same host removes it once that process has ended, and
+    keeps the folder of a live process, those of another output folder and those another
+    host made (a process id of another machine says nothing here)."""
     _, base, submission = split
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    abandoned = tmp_path / f".derived.{ended.pid}.dead0001.partial"
+    host = temporary_folders.HOST
+    abandoned = tmp_path / f".derived.{host}.{ended.pid}.dead0001.partial"
     abandoned.mkdir()
     (abandoned / "judge_labels.parquet").write_bytes(b"half a file")
     kept = [
-        tmp_path / f".derived.{os.getpid()}.11fe0002.partial",  # a submission still writing
-        tmp_path / f".derived.v2.{ended.pid}.dead0003.partial",  # output folder derived.v2's
+        tmp_path / f".derived.{host}.{os.getpid()}.11fe0002.partial",  # a submission still writing
+        tmp_path / f".derived.v2.{host}.{ended.pid}.dead0003.partial",  # output folder derived.v2's
+        tmp_path / f".derived.other-{host}.{ended.pid}.dead0004.partial",  # another machine's, writing
     ]
     for folder in kept:
         folder.mkdir()

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import contract, paths, synth
+from distressbench import contract, paths, synth, temporary_folders
 from distressbench import synth_text as text
 from distressbench.synth import SynthConfig, ensure_default_release, write_release
 from independent_metrics import compute
@@ -308,7 +308,8 @@ def test_ensure_default_release_reuses_and_repairs(default_release: Path, tmp_pa
     (target / "judge_labels.parquet").write_bytes(b"truncated")
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    (tmp_path / f".synthetic-default.{ended.pid}.dead0001.partial").mkdir()  # a killed rewrite's
+    abandoned = f".synthetic-default.{temporary_folders.HOST}.{ended.pid}.dead0001.partial"
+    (tmp_path / abandoned).mkdir()  # a killed rewrite's
     assert ensure_default_release() == target
     assert _file_hashes(target) == _file_hashes(default_release)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".synthetic-default.")]

@@ -111,7 +111,7 @@ def test_other_formats() -> None:
 
 def test_interval_level_is_one_minus_bootstrap_alpha() -> None:
     assert [tables.interval_level(a) for a in (0.05, 0.1, 0.025, 0.01)] == ["95%", "90%", "97.5%", "99%"]
-    assert tables.INTERVAL_LEVEL == tables.interval_level(tables.paths.dbt_var("bootstrap_alpha"))
+    assert tables.interval_level(tables.paths.dbt_var("bootstrap_alpha")) == tables.INTERVAL_LEVEL
 
 
 # Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
