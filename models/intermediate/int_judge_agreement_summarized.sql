@@ -7,10 +7,6 @@
     N0 = N - N1; null when N0 * N1 = 0. Per dimension and over all ('all'). -#}
 with
 
-responses as (
-    select * from {{ ref('stg_release__responses') }}
-),
-
 criteria as (
     select * from {{ ref('stg_release__criteria') }}
 ),
@@ -32,9 +28,7 @@ rubric_groups as (
         judge_groups.n_labels,
         judge_groups.n_met
     from judge_groups
-    inner join responses
-        on judge_groups.response_key = responses.response_key
-    where judge_groups.is_rubric_pair and not responses.is_empty
+    where judge_groups.is_rubric_pair and not judge_groups.is_empty_reply
 ),
 
 judges as (

@@ -6,7 +6,9 @@
     reply's task's (is_rubric_pair), what the verdicts need (labels, labels met), which samples
     were labelled and met (bit s of the masks for sample_index s in 0..62; the masks are null
     for a group holding any other, or a null, sample_index: the gate counts those labels in
-    the raw file only when a group has no mask) and the null met labels. Only what the
+    the raw file only when a group has no mask), the null met labels and whether the reply is
+    empty (joined with its key, so that int_verdicts_keyed, a view, reads this table alone
+    instead of writing the verdicts again). Only what the
     verdicts, the judge-reliability marts and the gate read: every aggregate here costs time
     on every label (at 100x, ~1 s each). The release build runs this SQL in the gate, which
     checks its rows before dbt builds on them. -#}
@@ -25,12 +27,16 @@ criteria as (
 ),
 
 response_index as (
-    select distinct
+    -- one row per (id, key, task), as many as a release with a repeated response_id gives
+    -- (the gate refuses it): the reply is empty when every row of it is
+    select
         response_id,
         response_key,
-        task_id
+        task_id,
+        not {{ dbt.bool_or('not is_empty') }} as is_empty
     from responses
     where response_id is not null
+    group by response_id, response_key, task_id
 ),
 
 criterion_index as (
@@ -84,6 +90,7 @@ keyed as (
         -- the criterion is one of the reply's task's: the pairs the verdicts and the judge
         -- marts read, marked here, where both ids are joined anyway
         coalesce(response_index.task_id = criterion_index.task_id, false) as is_rubric_pair,
+        response_index.is_empty as is_empty_reply,
         grouped.n_labels,
         grouped.n_met,
         grouped.any_sample_mask,
@@ -102,6 +109,7 @@ final as (
         criterion_key,
         judge_id,
         is_rubric_pair,
+        is_empty_reply,
         n_labels,
         n_met,
         case when any_sample_mask >= 0 then any_sample_mask end as sample_mask,

@@ -35,8 +35,8 @@ n_rubric_pairs as (
 
 rubric_groups as (
     -- the label groups of a (reply, criterion of its task) pair (is_rubric_pair), by integer
-    -- keys; the small staging tables give what the verdicts need, so the pairs themselves are
-    -- never joined
+    -- keys, with the reply's emptiness the one pass carries; the criteria give the weights,
+    -- so the pairs themselves are never joined
     select
         judge_groups.judge_id,
         judge_groups.response_key,
@@ -44,11 +44,9 @@ rubric_groups as (
         judge_groups.n_met,
         judge_groups.sample_mask,
         judge_groups.met_sample_mask,
-        responses.is_empty as is_empty_reply,
+        judge_groups.is_empty_reply,
         criteria.weight
     from judge_groups
-    inner join responses
-        on judge_groups.response_key = responses.response_key
     inner join criteria
         on judge_groups.criterion_key = criteria.criterion_key
     where judge_groups.is_rubric_pair

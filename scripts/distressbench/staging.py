@@ -5,7 +5,8 @@ one pass over the judge labels) are rendered from their files in models/ with a 
 context: `source('release', t)` is the release file of table t, read by DuckDB through a
 link in a private folder (so no path enters SQL); `ref(m)` is the table built before it,
 or for stg_release__judge_labels (a view in plain dbt) its SQL inlined, so the raw labels
-are read once and never copied; `dbt.type_*()` are DuckDB's types; the project's macros
+are read once and never copied; `dbt.type_*()` are DuckDB's types and `dbt.bool_or` its
+bool_or, as dbt-duckdb renders them; the project's macros
 (macros/*.sql) are loaded as they are, `adapter.dispatch` choosing their duckdb__ (else
 default__) implementation, as dbt-duckdb would; `var(v)` is the var of dbt_project.yml; a
 model's pre_hook and post_hook (set in its config()) run before and after its table is built.
@@ -64,16 +65,18 @@ MODELS: tuple[Model, ...] = (
 # every label's ids as unknown; the checks that need replies or criteria are skipped).
 EMPTY: dict[str, str] = {
     "stg_release__responses": "(select cast(null as varchar) as response_id, cast(null as integer) as response_key, "
-                              "cast(null as varchar) as task_id where false)",
+                              "cast(null as varchar) as task_id, cast(null as boolean) as is_empty where false)",
     "stg_release__criteria": "(select cast(null as varchar) as criterion_id, cast(null as integer) as criterion_key, "
                              "cast(null as varchar) as task_id where false)",
 }
-TYPES = SimpleNamespace(
+# dbt's cross-database macros the gate's models call, as dbt-duckdb renders them
+DBT_MACROS = SimpleNamespace(
     type_string=lambda: "varchar",
     type_int=lambda: "integer",
     type_bigint=lambda: "bigint",
     type_float=lambda: "double",
     type_boolean=lambda: "boolean",
+    bool_or=lambda expression: f"bool_or({expression})",
 )
 
 
@@ -82,7 +85,7 @@ def source_view(table: str) -> str:
 
 
 def render(model: Model, ref: Callable[[str], str]) -> str:
-    """The model's SQL with source(), ref(), config(), dbt's type macros and the project's own
+    """The model's SQL with source(), ref(), config(), dbt's macros (DBT_MACROS) and the project's own
     macros (macros/*.sql, `adapter.dispatch` resolved to DuckDB's implementation) filled in."""
     return _render(model, ref)[0]
 
@@ -121,7 +124,7 @@ def _environment() -> jinja2.Environment:
     macros, loaded once per process."""
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, extensions=["jinja2.ext.do"])
     environment.globals.update(
-        dbt=TYPES,
+        dbt=DBT_MACROS,
         execute=False,
         env_var=lambda _name, default="": default,
         var=paths.dbt_var,
