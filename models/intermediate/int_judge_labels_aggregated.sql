@@ -7,11 +7,11 @@
     were labelled and met (bit s of the masks for sample_index s in 0..62; the masks are null
     for a group holding any other, or a null, sample_index: the gate counts those labels in
     the raw file only when a group has no mask), the null met labels and whether the reply is
-    empty (joined with its key, so that int_verdicts_keyed, a view, reads this table alone
-    instead of writing the verdicts again). Only what the
-    verdicts, the judge-reliability marts and the gate read: every aggregate here costs time
-    on every label (at 100x, ~1 s each). The release build runs this SQL in the gate, which
-    checks its rows before dbt builds on them. -#}
+    empty (joined with its key, so that the verdicts and the judge-reliability models read
+    this table without joining the replies again). Only what the verdicts, the
+    judge-reliability marts and the gate read: every aggregate here costs time on every label
+    (at 100x, ~1 s each). The release build runs this SQL in the gate, which checks its rows
+    before dbt builds on them. -#}
 with
 
 judge_labels as (
