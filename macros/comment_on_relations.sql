@@ -1,9 +1,10 @@
 {#- The descriptions of the models this run built (their yml), written into the database as
     the comments of the relations and their columns, so that the published file documents
     itself (duckdb_tables() and duckdb_columns() show them). An on-run-end hook: on DuckDB
-    one look-up of the columns and one batch of comment statements for the whole run (dbt's
-    persist_docs took two queries per model, about a quarter of the model nodes' time at 1x);
-    on Spark dbt's own persist_docs writes them (dbt_project.yml) and this does nothing. -#}
+    one look-up of the columns and one transaction of comment statements for the whole run
+    (dbt's persist_docs took two queries per model, about a quarter of the model nodes' time
+    at 1x); on Spark dbt's own persist_docs writes them (dbt_project.yml) and this does
+    nothing. -#}
 
 {% macro comment_on_relations(results) -%}
     {{ return(adapter.dispatch('comment_on_relations', 'distressbench')(results)) }}
@@ -41,7 +42,12 @@
                     ) -%}
                 {%- endfor -%}
             {%- endfor -%}
-            {%- do run_query(statements | join(';\n')) -%}
+            {#- in one transaction: one commit instead of one per statement (the ~700
+                comments of a release build take 0.17 s instead of 0.4 s) -#}
+            {%- call statement('comment_on_relations', auto_begin=true) -%}
+                {{ statements | join(';\n') }}
+            {%- endcall -%}
+            {%- do adapter.commit() -%}
         {%- endif -%}
     {%- endif -%}
     select 1
