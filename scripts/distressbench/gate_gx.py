@@ -28,9 +28,19 @@ import pyarrow as pa
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
-import great_expectations as gx  # noqa: E402
-from great_expectations.data_context.types.base import ProgressBarsConfig  # noqa: E402
-from great_expectations.expectations.expectation import Expectation  # noqa: E402
+try:
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+    from great_expectations.expectations.expectation import Expectation
+except SystemExit as error:
+    # GX imports pyspark when it is installed, and pyspark's Spark Connect module ends the
+    # process from its import (exit code 0, "Skipping doctests") when __main__ has no file, as
+    # under `python -c`, and grpc is missing. A gate or build would end as if it had passed.
+    raise ImportError(
+        f"Great Expectations could not be imported: pyspark, which it imports, tried to end the process "
+        f"(exit code {error.code!r}) because this interpreter's __main__ has no file and grpc is not "
+        "installed; run the `distressbench` command or `python -m distressbench.cli` instead"
+    ) from None
 
 N_EXAMPLES = 20
 _MEMO_SIZE = 256

@@ -967,6 +967,32 @@ def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_rel
     assert f'"{name}" (a FIFO)' in fail_lines(out)["regular_files"]
 
 
+GX_IMPORT_ENDED = (
+    "Great Expectations could not be imported: pyspark, which it imports, tried to end the process (exit code 0) "
+    "because this interpreter's __main__ has no file and grpc is not installed; "
+    "run the `distressbench` command or `python -m distressbench.cli` instead"
+)
+
+
+@pytest.mark.parametrize(("command", "done_line"), [("gate", "gate PASSED"), ("build", "published ")])
+def test_under_python_c_a_gate_or_build_ends_with_a_verdict(
+    good_release: Path, tmp_path: Path, command: str, done_line: str
+) -> None:
+    """Under `python -c`, GX's import of pyspark (whose Spark Connect module exits from its
+    import when __main__ has no file and grpc is missing) ended a build of the default release
+    with exit code 0, having published nothing and said nothing, or, as the timing fell, with
+    "cannot import name": it passes, saying so, or fails saying why."""
+    script = "import sys; from distressbench.cli import main; sys.exit(main())"
+    warehouse = ["--warehouse", str(tmp_path / "w.duckdb")] if command == "build" else []
+    done = subprocess.run([sys.executable, "-c", script, command, str(good_release), *warehouse],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode == 0:
+        assert done_line in done.stdout
+    else:
+        assert done.returncode == 1
+        assert GX_IMPORT_ENDED in done.stderr, done.stderr[-2000:]
+
+
 def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> None:
     (good_release / "manifest.json").unlink()
     os.mkfifo(good_release / "manifest.json")
