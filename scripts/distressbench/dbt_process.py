@@ -115,9 +115,16 @@ class DbtProcess:
 
 
 def main(project: str) -> int:
-    """In the dbt process: parse the project in folder `project`, wait for the order, build."""
+    """In the dbt process: parse the project in folder `project`, wait for the order, build.
+
+    What lives until the process ends (dbt's modules, then the parsed project and the
+    bootstrap's modules: ~190,000 objects at 1x) is frozen out of Python's cyclic garbage
+    collector (gc.freeze), which walked all of it in every full collection, holding the GIL:
+    at 1x 0.32-0.35 s of collections in the parse and 0.95-1.10 s in the build, against
+    0.13 s and 0.52-0.55 s."""
     from dbt.cli.main import dbtRunner
 
+    gc.freeze()
     project_flags = ["--profiles-dir", project, "--project-dir", project]
     parsed = dbtRunner().invoke(["parse", *project_flags])
     if not parsed.success:
@@ -126,6 +133,8 @@ def main(project: str) -> int:
     # the bootstrap models' imports (numpy, pandas), also paid while the gate runs
     import distressbench.bootstrap
     import distressbench.calibration_bootstrap  # noqa: F401
+
+    gc.freeze()
 
     if sys.stdin.readline().strip() != BUILD_ORDER:
         return 0
