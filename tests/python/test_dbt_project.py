@@ -166,3 +166,46 @@ def test_plain_dbt_takes_the_memory_limit_the_build_takes(monkeypatch: pytest.Mo
     assert paths.memory_limit() == paths.DEFAULT_MEMORY_LIMIT
     monkeypatch.setenv("DISTRESSBENCH_MEMORY_LIMIT", "1500MB")
     assert paths.memory_limit() == "1500MB"
+
+
+def test_plain_dbt_replaces_what_an_earlier_run_made(tmp_path: Path) -> None:
+    """A second plain dbt run into the same database replaces every table and view (the
+    first builds each in place, the second swaps each in through its intermediate name),
+    the bootstrap's Python model included, and leaves no intermediate or backup relation."""
+    models = ["--select", "+cell_scores +verdicts +int_bootstrap_resampled"]
+    first = write_release(tmp_path / "first", SynthConfig(seed=11, n_tasks=40, n_models=4))
+    second = write_release(tmp_path / "second", SynthConfig(seed=12, n_tasks=30, n_models=3))
+    for release in (first, second):
+        result = _plain_dbt(release, tmp_path, "run", *models)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+    with duckdb.connect(str(tmp_path / "dev.duckdb"), read_only=True) as connection:
+        (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
+        (scored,) = connection.execute(
+            "select count(*) from intermediate.int_bootstrap_resampled where statistic = 'model_score'"
+        ).fetchone()
+        verdicts, keyed = connection.execute(
+            "select (select count(*) from marts.verdicts), (select count(*) from intermediate.int_verdicts_keyed)"
+        ).fetchone()
+        leftovers = connection.execute(
+            "select name from (select table_name as name from duckdb_tables()"
+            " union all select view_name from duckdb_views() where not internal) where contains(name, '__dbt_')"
+        ).fetchall()
+    assert cells == 30 * 4  # the second release: 3 ranked models and the clinician reference
+    assert scored == 4
+    assert verdicts == keyed > 0
+    assert leftovers == []
+
+
+def test_plain_dbt_opens_duckdb_with_the_profiles_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memory limit (DISTRESSBENCH_MEMORY_LIMIT) and insertion order that profiles.yml
+    gives DuckDB hold in what dbt runs."""
+    monkeypatch.setenv("DISTRESSBENCH_MEMORY_LIMIT", "1000MB")
+    setting = (
+        "select current_setting('memory_limit') as memory_limit,"
+        " current_setting('preserve_insertion_order') as is_ordered"
+    )
+    result = _plain_dbt(paths.DEFAULT_RELEASE_DIR, tmp_path, "show", "--inline", setting, "--output", "json")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    shown = json.loads(result.stdout[result.stdout.index("{") :])["show"]
+    assert shown == [{"memory_limit": "953.6 MiB", "is_ordered": False}]  # DuckDB shows 1000 MB in MiB
