@@ -1,11 +1,12 @@
 {#- Tables on DuckDB: dbt-duckdb's table materialization, in fewer statements where the table
     is new. dbt-duckdb creates every table under an intermediate name, renames it into place
     and drops a backup name, whether or not the table existed: two statements per model
-    besides the one that builds it, about a fifth of a model node's time at 1x. The release
-    build writes into a new file, where no model's table exists yet, so this creates a new
-    table in place. A table that exists (plain `dbt build` into warehouse/dev.duckdb) is
-    replaced as dbt-duckdb does: the new one is built under the intermediate name and the old
-    one is kept until the swap is committed. Spark keeps dbt-spark's materialization. -#}
+    besides the one that builds it (without them, a 1x rebuild's model nodes took 38% fewer
+    profile samples; docs/benchmarks.md, the thirteenth round). The release build writes
+    into a new file, where no model's table exists yet, so this creates a new table in
+    place. A table that exists (plain `dbt build` into warehouse/dev.duckdb) is replaced as
+    dbt-duckdb does: the new one is built under the intermediate name and the old one is
+    kept until the swap is committed. Spark keeps dbt-spark's materialization. -#}
 
 {% materialization table, adapter='duckdb', supported_languages=['sql', 'python'] %}
     {%- set language = model['language'] -%}
