@@ -27,7 +27,7 @@
     persist_docs is on), the commit, then the swapped-out relation's drop -#}
 {% macro commit_model(existing_relation, target_relation) -%}
     {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {% do apply_grants(target_relation, config.get('grants'), should_revoke=should_revoke(existing_relation, True)) %}
+    {% do apply_grants(target_relation, config.get('grants'), should_revoke=should_revoke(existing_relation, full_refresh_mode=True)) %}
     {% do persist_docs(target_relation, model) %}
     {{ adapter.commit() }}
     {%- if existing_relation is not none -%}
