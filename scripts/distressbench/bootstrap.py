@@ -18,9 +18,10 @@ Method
   (about 0.6 words per resample at 72,000 tasks). Whether a word is skipped depends on that
   word alone, so the word stream can be cut anywhere: each thread draws its own stretch of
   words from a copy of the generator moved there with ``PCG64.advance``, maps and counts
-  them (``np.bincount``) one stretch of about one resample's length at a time; the stretches
-  start where resamples would start with the expected number of skipped words, and the few
-  words between a stretch start and the true resample start are then moved to the right
+  them (``np.bincount``) one stretch of about one resample's length at a time (several
+  resamples at once when tasks are few, ``BATCH_WORDS``); the stretches start where
+  resamples would start with the expected number of skipped words, and the few words
+  between a stretch start and the true resample start are then moved to the right
   resample. The generator is left exactly where ``integers`` would leave it.
 - Resampled sums are one matrix product, ``counts @ design``, over a design matrix with one
   column per needed per-task sum (model scores, turn-type masks, recognized / not-routed
@@ -103,6 +104,8 @@ RANK_BYTES_BUDGET = 32 * 2**20
 DRAW_THREADS = max(1, min(os.cpu_count() or 1, 8))
 # Words kept from each end of a counted stretch to move words between resamples without redrawing them.
 _WINDOW = 1024
+# Words read, mapped and counted by one round of numpy calls (several resamples when tasks are few).
+BATCH_WORDS = 2**16
 _WORD = 2**32
 _EXAMPLES = 3
 
@@ -426,23 +429,34 @@ def _lemire(
 
 def _count_stretches(
     origin: dict, n_tasks: int, threshold: int, starts: list[int], rows: range, counts: np.ndarray
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """counts[b] <- task counts of the kept words in [starts[b], starts[b + 1]), for b in rows.
 
-    Returns per row the skipped words' positions and the first and last _WINDOW indices
-    (-1 for a skipped word)."""
+    Returns the skipped words' positions, and per row its first and last _WINDOW indices (-1
+    for a skipped word). Rows are counted BATCH_WORDS words at a time: a stretch of several
+    rows is read, mapped and counted by one call each (one bincount over index + n_tasks *
+    row), so few tasks do not mean one round of numpy calls per resample."""
     words = _Words(origin, starts[rows.start])
-    buffer = np.empty(max(starts[b + 1] - starts[b] for b in rows), dtype=np.uint64)
-    out = []
-    for b in rows:
-        index, skipped = _lemire(words.read(starts[b + 1] - starts[b]), n_tasks, threshold, buffer)
-        row = np.bincount(index, minlength=n_tasks)
+    per_batch = max(1, BATCH_WORDS // n_tasks)
+    batches = [range(lo, min(lo + per_batch, rows.stop)) for lo in range(rows.start, rows.stop, per_batch)]
+    buffer = np.empty(max(starts[b.stop] - starts[b.start] for b in batches), dtype=np.uint64)
+    skipped_parts, heads, tails = [], [], []
+    for batch in batches:
+        first = starts[batch.start]
+        lengths = np.diff(starts[batch.start : batch.stop + 1])
+        index, skipped = _lemire(words.read(starts[batch.stop] - first), n_tasks, threshold, buffer)
+        key = index + np.repeat(np.arange(len(batch)) * n_tasks, lengths) if len(batch) > 1 else index
+        flat = np.bincount(key, minlength=len(batch) * n_tasks)
         if len(skipped):
-            np.subtract.at(row, index[skipped], 1)
+            np.subtract.at(flat, key[skipped], 1)
             index[skipped] = -1
-        np.copyto(counts[b], row)  # casts without holding the GIL
-        out.append((skipped + starts[b], index[:_WINDOW].copy(), index[-_WINDOW:].copy()))
-    return out
+        np.copyto(counts[batch.start : batch.stop], flat.reshape(len(batch), n_tasks))  # casts without the GIL
+        skipped_parts.append(skipped + first)
+        for b in batch:
+            lo, hi = starts[b] - first, starts[b + 1] - first
+            heads.append(index[lo : min(hi, lo + _WINDOW)].copy())
+            tails.append(index[max(lo, hi - _WINDOW) : hi].copy())
+    return np.concatenate(skipped_parts), heads, tails
 
 
 def _state_after(origin: dict, n_words: int) -> dict:
@@ -484,9 +498,10 @@ def _draw_counts(
     edges = [size * i // parts for i in range(parts + 1)]
     ranges = [range(lo, hi) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
     with ThreadPoolExecutor(max_workers=threads or DRAW_THREADS) as pool:
-        parts_found = pool.map(lambda rows: _count_stretches(origin, n_tasks, threshold, guess, rows, counts), ranges)
-        found = [stretch for part in parts_found for stretch in part]
-    skipped = np.concatenate([s[0] for s in found]).tolist()
+        counted = list(pool.map(lambda rows: _count_stretches(origin, n_tasks, threshold, guess, rows, counts), ranges))
+    skipped = np.concatenate([part[0] for part in counted]).tolist()
+    heads = [head for part in counted for head in part[1]]
+    tails = [tail for part in counted for tail in part[2]]
 
     # True starts: start[b] is the position right after the (b * n_tasks)-th kept word.
     tail_words = _Words(origin, guess[size])
@@ -520,9 +535,9 @@ def _draw_counts(
         if b == size and shift > 0:
             moved = beyond[:shift]
         elif shift > 0 and shift <= min(_WINDOW, guess[b + 1] - guess[b]):
-            moved = found[b][1][:shift]
+            moved = heads[b][:shift]
         elif shift < 0 and -shift <= min(_WINDOW, guess[b] - guess[b - 1]):
-            moved = found[b - 1][2][shift:]
+            moved = tails[b - 1][shift:]
         else:  # a long way from the guess: read those words again
             lo, hi = sorted((guess[b], start[b]))
             moved, again = _lemire(_Words(origin, lo).read(hi - lo), n_tasks, threshold)

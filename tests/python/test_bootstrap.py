@@ -480,11 +480,14 @@ def test_draw_counts_are_rows_of_integers_and_leave_the_generator_where_integers
         assert ours.random() == theirs.random()
 
 
-def test_draw_counts_do_not_depend_on_threads_or_kept_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_draw_counts_do_not_depend_on_threads_batches_or_kept_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     n_tasks = 2**20 + 12_345
     expected = integers_counts(np.random.default_rng(3), n_tasks, 6)
     for threads in (1, 3):
         np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=threads), expected)
+    # rows counted three and two to a batch, with skipped words inside each batch
+    monkeypatch.setattr(bootstrap, "BATCH_WORDS", 3 * n_tasks)
+    np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=1), expected)
     monkeypatch.setattr(bootstrap, "_WINDOW", 1)  # every moved word is read again
     rng = np.random.default_rng(3)
     np.testing.assert_array_equal(_draw_counts(rng, n_tasks, 6), expected)
