@@ -275,7 +275,12 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def machine() -> dict[str, str]:
+    """The machine, and the date and load average as the benchmark starts."""
     cpu = next(
         (
             line.split(":", 1)[1].strip()
@@ -292,7 +297,7 @@ def machine() -> dict[str, str]:
         "memory": f"{mem_kib / 2**20:.1f} GiB",
         "cpu": cpu,
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "load": load_average(),
         "python": platform.python_version(),
     }
 
@@ -376,6 +381,9 @@ def main() -> int:
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
+    info["load_end"] = load_average()
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
     print(table(rows))
     if not args.no_doc:
         write_doc(rows, info)
@@ -389,10 +397,11 @@ def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
     nodes = "\n".join(
         f"- {r['label']}: " + ", ".join(f"{name} {seconds} s" for name, seconds in r["nodes"]) for r in rows
     )
+    ends = f", at the end {info['load_end']}" if "load_end" in info else ""
     measured = (
         f"{start}\n"
         f"Machine: {info['nproc']} cores ({info['cpu']}), {info['memory']} memory, Python {info['python']}; "
-        f"{info['date']}; load average at the end {info['load']} (the machine is shared).\n\n"
+        f"{info['date']}; load average at the start {info['load']}{ends} (the machine is shared).\n\n"
         f"{table(rows)}\n\n"
         "Stages of the first build (seconds, median):\n\n"
         f"{profile(rows)}\n\n"
