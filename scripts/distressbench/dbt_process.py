@@ -40,6 +40,8 @@ NO_RELEASE = "release-is-read-by-the-gate"
 BUILD_ORDER = "build"
 CONSOLE_LOG = "console.log"  # what dbt printed, in the log folder
 RUN_RESULTS = "run_results.json"  # dbt's record of the build, in its target folder
+PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's saved parse, in its target folder
+PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the target folder saved
 STOP_TIMEOUT_S = 60
 
 
@@ -60,6 +62,7 @@ class DbtProcess:
         builds, dbt parses partially); dbt runs `threads` nodes side by side unless
         DISTRESSBENCH_THREADS says otherwise."""
         log_dir.mkdir(parents=True, exist_ok=True)
+        forget_the_parse_of_another_folder(target_dir)
         env = {
             **os.environ,
             "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
@@ -112,6 +115,25 @@ class DbtProcess:
             stdin.close()
         except BrokenPipeError:  # the process has already ended (dbt could not parse): build() reports it
             pass
+
+
+def forget_the_parse_of_another_folder(target_dir: Path) -> None:
+    """Remove dbt's saved parse from `target_dir` unless this project folder saved it.
+
+    The saved parse holds absolute paths (each seed's CSV file), and dbt reuses it after the
+    project has moved: a warehouse built from the project's old folder would send dbt to the
+    old folder's seeds, and the build would fail. A parse saved from another folder, or
+    before the marker existed, is dropped, and dbt parses the project in full once."""
+    target_dir.mkdir(parents=True, exist_ok=True)
+    marker = target_dir / PROJECT_MARKER
+    folder = str(paths.PROJECT_ROOT)
+    try:
+        saved_here = marker.read_text(encoding="utf-8") == folder
+    except OSError:
+        saved_here = False
+    if not saved_here:
+        (target_dir / PARTIAL_PARSE).unlink(missing_ok=True)
+        marker.write_text(folder, encoding="utf-8")
 
 
 def main(project: str) -> int:

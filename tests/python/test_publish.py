@@ -209,18 +209,23 @@ def test_a_release_failing_the_gate_changes_nothing(shared: Shared, capsys: pyte
     assert json.loads(report.read_text(encoding="utf-8"))["passed"] is False
 
 
+def _copy_of_the_project(folder: Path) -> Path:
+    """What dbt reads of the project, copied into `folder` (a new folder)."""
+    folder.mkdir()
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(paths.PROJECT_ROOT / name, folder / name)
+    for name in ("models", "seeds", "macros", "tests"):
+        shutil.copytree(
+            paths.PROJECT_ROOT / name, folder / name, ignore=shutil.ignore_patterns("python", "__pycache__")
+        )
+    return folder
+
+
 def test_a_failing_dbt_test_fails_the_build_at_the_dbt_stage(
     shared: Shared, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The project, copied with one singular test that always fails (it returns every model)."""
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("dbt_project.yml", "profiles.yml"):
-        shutil.copy(paths.PROJECT_ROOT / name, project / name)
-    for name in ("models", "seeds", "macros", "tests"):
-        shutil.copytree(
-            paths.PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("python", "__pycache__")
-        )
+    project = _copy_of_the_project(tmp_path / "project")
     (project / "tests" / "always_fails.sql").write_text("select * from {{ ref('stg_release__models') }}\n")
     monkeypatch.setattr(paths, "PROJECT_ROOT", project)
     warehouse = shared.warehouse
@@ -572,3 +577,22 @@ def test_a_small_release_is_built_with_two_dbt_threads_and_a_large_one_with_one(
     assert build.dbt_threads(release({"files": {}})) == 1  # the gate says what is wrong
     assert build.dbt_threads(release([1, 2])) == 1
     assert build.dbt_threads(tmp_path / "no-such-release") == 1
+
+
+def test_a_warehouse_builds_again_after_the_project_has_moved(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """dbt's saved parse holds absolute paths (each seed's CSV file) and dbt reuses it after
+    the project has moved. The next build parses afresh instead of failing on the old
+    folder's seeds."""
+    release = make_release(tmp_path / "release", release_id="fixture-moved")
+    warehouse = tmp_path / "warehouse" / "distressbench.duckdb"
+    old_folder = _copy_of_the_project(tmp_path / "old-folder")
+    with monkeypatch.context() as project:
+        project.setattr(paths, "PROJECT_ROOT", old_folder)
+        code, _, err = _build(capsys, release, warehouse)
+        assert code == 0, err
+    shutil.rmtree(old_folder)  # the project has moved away from there
+    code, out, err = _build(capsys, release, warehouse, "--force")
+    assert code == 0, err
+    assert "[dbt build] done" in out
