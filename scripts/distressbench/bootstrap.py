@@ -443,9 +443,11 @@ def _count_stretches(
     skipped_parts, heads, tails = [], [], []
     for batch in batches:
         first = starts[batch.start]
-        lengths = np.diff(starts[batch.start : batch.stop + 1])
         index, skipped = _lemire(words.read(starts[batch.stop] - first), n_tasks, threshold, buffer)
-        key = index + np.repeat(np.arange(len(batch)) * n_tasks, lengths) if len(batch) > 1 else index
+        key = index
+        if len(batch) > 1:  # each word's row offset; a batch of one row (100x) needs none
+            lengths = np.diff(starts[batch.start : batch.stop + 1])
+            key = index + np.repeat(np.arange(len(batch)) * n_tasks, lengths)
         flat = np.bincount(key, minlength=len(batch) * n_tasks)
         if len(skipped):
             np.subtract.at(flat, key[skipped], 1)

@@ -485,7 +485,7 @@ def test_draw_counts_do_not_depend_on_threads_batches_or_kept_windows(monkeypatc
     expected = integers_counts(np.random.default_rng(3), n_tasks, 6)
     for threads in (1, 3):
         np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=threads), expected)
-    # rows counted three and two to a batch, with skipped words inside each batch
+    # one thread counts two parts of three rows, each part one batch, with skipped words inside
     monkeypatch.setattr(bootstrap, "BATCH_WORDS", 3 * n_tasks)
     np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=1), expected)
     monkeypatch.setattr(bootstrap, "_WINDOW", 1)  # every moved word is read again
