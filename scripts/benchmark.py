@@ -376,18 +376,23 @@ def main() -> int:
             )
             rows.append(summarise(result))
             print(table(rows[-1:]), flush=True)
-            if args.json:
-                args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
+            if args.json:  # each size as it ends, so that a run cut short keeps what it measured
+                save_json(args.json, info, rows)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     info["load_end"] = load_average()
     if args.json:
-        args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
+        save_json(args.json, info, rows)
     print(table(rows))
     if not args.no_doc:
         write_doc(rows, info)
     return 0
+
+
+def save_json(path: Path, info: dict[str, str], rows: list[dict[str, Any]]) -> None:
+    """The machine and the rows measured so far, as `--from-json` reads them."""
+    path.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
 
 
 def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
