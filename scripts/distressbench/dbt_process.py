@@ -20,10 +20,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
 
 from distressbench import paths
 from distressbench.process_end import end_without_teardown
+
+if TYPE_CHECKING:
+    from dbt_common.events.base_types import EventMsg
 
 # What the release build leaves out of `dbt build` (plain `dbt build` runs everything).
 # `--indirect-selection empty`: leaving out a model the gate built does not leave out the tests
@@ -38,7 +41,10 @@ DBT_RELEASE_EXCLUDES = (
 # partial parsing across releases).
 NO_RELEASE = "release-is-read-by-the-gate"
 BUILD_ORDER = "build"
-CONSOLE_LOG = "console.log"  # what dbt printed, in the log folder
+CONSOLE_LOG = "console.log"  # dbt's warnings and errors, in the log folder
+# the events printed beside dbt's warnings and errors: the end-of-run summary, which opens
+# the list of what failed, and where a failed node's compiled SQL is
+PRINTED_EVENTS = frozenset({"EndOfRunSummary", "SQLCompiledPath"})
 RUN_RESULTS = "run_results.json"  # dbt's record of the build, in its target folder
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's saved parse, in its target folder
 PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the target folder saved
@@ -73,8 +79,13 @@ class DbtProcess:
             "DBT_USE_COLORS": "false",
             "DBT_TARGET_PATH": str(target_dir),
             "DBT_LOG_PATH": str(log_dir / "logs"),
-            # dbt's debug log (every statement) costs ~0.5 s at 1x; DBT_LOG_LEVEL_FILE=debug asks for it
-            "DBT_LOG_LEVEL_FILE": os.environ.get("DBT_LOG_LEVEL_FILE", "info"),
+            # dbt's loggers format a line for every event, statements included, before they
+            # look at its level: ~0.5 s of a 1x build's dbt stage. The console is off (the
+            # process prints dbt's warnings and errors itself, `print_problems`), and so is
+            # the file log unless DBT_LOG_LEVEL_FILE asks for it (info, or debug for every
+            # statement).
+            "DBT_LOG_LEVEL": "none",
+            "DBT_LOG_LEVEL_FILE": os.environ.get("DBT_LOG_LEVEL_FILE", "none"),
         }
         console = log_dir / CONSOLE_LOG
         with console.open("wb") as sink:
@@ -93,7 +104,10 @@ class DbtProcess:
             printed = self._console.read_text(encoding="utf-8", errors="replace")
             _, summary, errors = printed.partition("Completed with")  # dbt's list of what failed
             detail = (summary + errors if summary else printed)[-3000:]
-            raise DbtFailed(f"dbt exited {code}:\n{detail}\ndbt logs: {self._console.parent / 'logs'}")
+            raise DbtFailed(
+                f"dbt exited {code}:\n{detail}\ndbt's warnings and errors: {self._console}; "
+                f"DBT_LOG_LEVEL_FILE=debug writes its full log into {self._console.parent / 'logs'}"
+            )
 
     def stop(self) -> None:
         """End the process without building (a no-op once it has ended); waits for it, so
@@ -148,7 +162,7 @@ def main(project: str) -> int:
 
     gc.freeze()
     project_flags = ["--profiles-dir", project, "--project-dir", project]
-    parsed = dbtRunner().invoke(["parse", *project_flags])
+    parsed = dbtRunner(callbacks=[print_problems]).invoke(["parse", *project_flags])
     if not parsed.success:
         print(f"Completed with an error: dbt could not parse the project: {parsed.exception}", flush=True)
         return 1
@@ -163,12 +177,19 @@ def main(project: str) -> int:
     # the parse has written manifest.json; dbt would write it again after the build (~0.5 s at
     # 1x, on the build's critical path), so the build writes no JSON and its run results are
     # written here, where dbt would put them
-    built = dbtRunner(manifest=parsed.result).invoke(
+    built = dbtRunner(manifest=parsed.result, callbacks=[print_problems]).invoke(
         ["build", "--no-write-json", *DBT_RELEASE_EXCLUDES, *project_flags]
     )
     if built.result is not None:
         built.result.write(str(Path(os.environ["DBT_TARGET_PATH"]) / RUN_RESULTS))
     _end(0 if built.success else 1)
+
+
+def print_problems(event: EventMsg) -> None:
+    """Print one of dbt's events if it is a warning or an error, or in PRINTED_EVENTS (dbt's
+    own console log is off: DbtProcess.start)."""
+    if event.info.level in ("warn", "error") or event.info.name in PRINTED_EVENTS:
+        print(event.info.msg, flush=True)
 
 
 def _end(code: int) -> NoReturn:
