@@ -210,3 +210,28 @@ def test_plain_dbt_opens_duckdb_with_the_profiles_settings(tmp_path: Path, monke
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     shown = json.loads(result.stdout[result.stdout.index("{") :])["show"]
     assert shown == [{"memory_limit": "953.6 MiB", "is_ordered": False}]  # DuckDB shows 1000 MB in MiB
+
+
+def test_columns_between_fails_for_each_value_out_of_range_and_names_its_column(tmp_path: Path) -> None:
+    """judge_calibration's range test, run by plain dbt on a table made by hand: one failing row
+    per value outside [0, 1], with its column's name; the ends of the range and nulls pass."""
+    with duckdb.connect(str(tmp_path / "dev.duckdb")) as connection:
+        connection.execute("create schema marts")
+        connection.execute(
+            "create table marts.judge_calibration as select * from (values"
+            " (0.0, 1.0, null, 0.5), (1.0, -0.25, 0.5, 1.5)) as t(agreement, precision, recall, f1)"
+        )
+    # the range test alone reads no release, so none is written; --store-failures keeps its rows
+    selected = ["--select", "judge_calibration,test_name:columns_between", "--store-failures"]
+    result = _plain_dbt(tmp_path / "release", tmp_path, "test", *selected)
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
+
+    run = json.loads((tmp_path / "target" / "run_results.json").read_text(encoding="utf-8"))
+    tests = [(r["status"], r["failures"]) for r in run["results"] if r["unique_id"].startswith("test.")]
+    assert tests == [("fail", 2)]
+    with duckdb.connect(str(tmp_path / "dev.duckdb"), read_only=True) as connection:
+        ((schema, table),) = connection.execute(
+            "select schema_name, table_name from duckdb_tables() where schema_name like '%audit%'"
+        ).fetchall()
+        failing = connection.execute(f'select * from "{schema}"."{table}" order by column_name').fetchall()
+    assert failing == [("f1", 1.5), ("precision", -0.25)]
