@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -237,6 +238,33 @@ def test_a_failing_dbt_test_fails_the_build_at_the_dbt_stage(
     assert _snapshot(warehouse) == before
     assert _release_ids(warehouse) == ["fixture-a"]
     assert _beside(warehouse) == _own_entries(warehouse)
+
+
+def test_a_failing_generic_test_fails_the_build_naming_the_test_its_model_and_rows(
+    shared: Shared, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The release build runs the generic data tests in one query (run_tests_in_one_query);
+    one of them, made to fail (model_scores' range narrowed to [0, 0.5]), fails the build."""
+    project = _copy_of_the_project(tmp_path / "project")
+    marts = project / "models" / "marts" / "_marts.yml"
+    head, model_scores, rest = marts.read_text(encoding="utf-8").partition("- name: model_scores\n")
+    narrowed = rest.replace("min_value: 0, max_value: 1}", "min_value: 0, max_value: 0.5}", 1)
+    assert narrowed != rest
+    marts.write_text(head + model_scores + narrowed, encoding="utf-8")
+    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    warehouse = shared.warehouse
+    before = _snapshot(warehouse)
+    code, out, err = _build(capsys, shared.release("b"), warehouse)
+    assert code == 1
+    assert "build failed at stage 'dbt build'" in err
+    assert re.search(r"1 of \d+ data tests run in one query failed", err), err
+    test_and_model = r'columns_between_model_scores_score__0_5__0 on "\w+"\."marts"\."model_scores"'
+    failure = re.search(test_and_model + r": (\d+) failing", err)
+    assert failure and int(failure[1]) > 0, err
+    assert "failing row(s), e.g. (score, 0." in err
+    assert "[audit]" not in out
+    assert _snapshot(warehouse) == before
+    assert _release_ids(warehouse) == ["fixture-a"]
 
 
 def test_a_build_killed_during_dbt_changes_nothing_and_frees_the_lock(
