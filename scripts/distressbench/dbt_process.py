@@ -174,6 +174,9 @@ def main(project: str) -> int:
     import distressbench.bootstrap
     import distressbench.calibration_bootstrap  # noqa: F401
 
+    batched = one_query_tests(parsed.result)
+    excluded = [*(f"tag:{tag}" for tag in LEFT_OUT_TAGS), *(node.name for node in batched)]
+    test_ids = json.dumps({ONE_QUERY_TESTS_VAR: [node.unique_id for node in batched]})
     gc.freeze()
 
     if sys.stdin.readline().strip() != BUILD_ORDER:
@@ -181,9 +184,6 @@ def main(project: str) -> int:
     # the parse has written manifest.json; dbt would write it again after the build (~0.5 s at
     # 1x, on the build's critical path), so the build writes no JSON and its run results are
     # written here, where dbt would put them
-    batched = one_query_tests(parsed.result)
-    excluded = [*(f"tag:{tag}" for tag in LEFT_OUT_TAGS), *(node.name for node in batched)]
-    test_ids = json.dumps({ONE_QUERY_TESTS_VAR: [node.unique_id for node in batched]})
     built = dbtRunner(manifest=parsed.result, callbacks=[print_problems]).invoke(
         ["build", "--no-write-json", *DBT_RELEASE_EXCLUDES, "--exclude", *excluded, "--vars", test_ids, *project_flags]
     )
