@@ -41,7 +41,8 @@ tests tagged `gate_guaranteed` (the gate has just checked the same keys on the s
 the tests tagged `implied_upstream` (a key an upstream test already checks on the same
 rows) and the tests tagged `release_invariant` (no release can change their outcome: they
 check the seeds' rows, which are the repository's, or a display order that row_number()
-makes unique).
+makes unique). The generic data tests it runs are not dbt nodes: they run in one query at the
+end of dbt's run (distressbench.dbt_process.one_query_tests).
 """
 
 from __future__ import annotations
