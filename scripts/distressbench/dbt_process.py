@@ -196,8 +196,9 @@ def one_query_tests(manifest: Manifest) -> list[GenericTestNode]:
     """The generic data tests the release build runs in one query, at the end of the run
     (the on-run-end hook run_tests_in_one_query), instead of as nodes (~40 ms of dbt's Python
     each): those not tagged LEFT_OUT_TAGS whose outcome is a plain count of failing rows (an
-    error when there is any, nothing stored), of a generic test of the project or of dbt,
-    with arguments as written (no Jinja). Any other test stays a node."""
+    error when there is any, nothing stored), of a generic test of the project or of dbt on
+    a model or seed, with arguments and `where` as written (no Jinja). Any other test stays
+    a node."""
     from dbt.contracts.graph import nodes
 
     return sorted(
@@ -206,7 +207,8 @@ def one_query_tests(manifest: Manifest) -> list[GenericTestNode]:
             for node in manifest.nodes.values()
             if isinstance(node, nodes.GenericTestNode)
             and node.test_metadata.namespace is None  # the project's or dbt's own generic test
-            and "{{" not in json.dumps(arguments_of(node))  # arguments that need no rendering
+            and node.attached_node is not None  # on a model or seed, not on a source
+            and "{{" not in json.dumps([arguments_of(node), node.config.where])  # nothing to render
             and not set(node.tags) & set(LEFT_OUT_TAGS)
             and str(node.config.severity).lower() == "error"
             and (node.config.fail_calc, node.config.warn_if, node.config.error_if) == ("count(*)", "!= 0", "!= 0")
