@@ -246,11 +246,7 @@ def test_a_failing_generic_test_fails_the_build_naming_the_test_its_model_and_ro
     """The release build runs the generic data tests in one query (run_tests_in_one_query);
     one of them, made to fail (model_scores' range narrowed to [0, 0.5]), fails the build."""
     project = _copy_of_the_project(tmp_path / "project")
-    marts = project / "models" / "marts" / "_marts.yml"
-    head, model_scores, rest = marts.read_text(encoding="utf-8").partition("- name: model_scores\n")
-    narrowed = rest.replace("min_value: 0, max_value: 1}", "min_value: 0, max_value: 0.5}", 1)
-    assert narrowed != rest
-    marts.write_text(head + model_scores + narrowed, encoding="utf-8")
+    _narrowed_model_scores_range(project)
     monkeypatch.setattr(paths, "PROJECT_ROOT", project)
     warehouse = shared.warehouse
     before = _snapshot(warehouse)
@@ -265,6 +261,35 @@ def test_a_failing_generic_test_fails_the_build_naming_the_test_its_model_and_ro
     assert "[audit]" not in out
     assert _snapshot(warehouse) == before
     assert _release_ids(warehouse) == ["fixture-a"]
+
+
+def _narrowed_model_scores_range(project: Path, config: str = "") -> None:
+    """model_scores' range test in the project copy narrowed to [0, 0.5], which its scores fail
+    (`config`: the test's config, written inline)."""
+    marts = project / "models" / "marts" / "_marts.yml"
+    head, model_scores, rest = marts.read_text(encoding="utf-8").partition("- name: model_scores\n")
+    narrowed = rest.replace("min_value: 0, max_value: 1}", f"min_value: 0, max_value: 0.5}}{config}", 1)
+    assert narrowed != rest
+    marts.write_text(head + model_scores + narrowed, encoding="utf-8")
+
+
+def test_a_generic_test_that_only_warns_stays_a_dbt_node(
+    shared: Shared, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Only a generic test whose failure is an error runs in the one query; one that warns is
+    a dbt node as before: the build passes, and dbt records the warning with its count."""
+    project = _copy_of_the_project(tmp_path / "project")
+    _narrowed_model_scores_range(project, ", config: {severity: warn}")
+    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    warehouse = tmp_path / "warehouse.duckdb"
+    code, _, err = _build(capsys, shared.release("b"), warehouse)
+    assert code == 0, err
+    run = json.loads((WarehouseLayout(warehouse).builds_dir / build.DBT_TARGET / "run_results.json").read_text())
+    results = {r["unique_id"].split(".")[2]: r for r in run["results"] if r["unique_id"].startswith("test.")}
+    warned = results["columns_between_model_scores_score__0_5__0"]
+    assert (warned["status"], warned["thread_id"] != "on-run-end") == ("warn", True)
+    assert warned["failures"] > 0
+    assert results["unique_model_scores_model_id"]["thread_id"] == "on-run-end"
 
 
 def test_a_build_killed_during_dbt_changes_nothing_and_frees_the_lock(
