@@ -46,18 +46,11 @@ def resampled_rows(dbt):
         dbt.ref("int_cells_scored"), dbt.ref("int_cells_triaged"), dbt.ref("int_cell_dimensions_scored")
     )
     tasks = dbt.ref("stg_release__tasks").select("task_id").to_arrow_table().to_pandas()
-    verdicts = dbt.ref("int_verdicts_voted").set_alias("verdicts")
-    adjudicated = dbt.ref("int_calibration_labels_adjudicated").set_alias("adjudicated")
-    # the pairs of marts.judge_calibration: a calibrated pair with a majority label, and the judge's verdict
+    # the calibrated pairs that marts.judge_calibration counts: those with a majority label
     pairs = (
-        adjudicated.join(
-            verdicts,
-            "adjudicated.response_id = verdicts.response_id and adjudicated.criterion_id = verdicts.criterion_id",
-        )
-        .filter("not adjudicated.is_tie")
-        .select(
-            "verdicts.task_id, verdicts.dimension, verdicts.is_met as is_judge_met, adjudicated.is_gold_met"
-        )
+        dbt.ref("int_calibration_pairs_matched")
+        .filter("not is_tie")
+        .select("task_id, dimension, is_judge_met, is_gold_met")
         .to_arrow_table()
         .to_pandas()
     )

@@ -1,33 +1,18 @@
 {#- The judge's verdict against the clinicians' majority label (ties dropped) on the calibrated
-    pairs, per dimension and overall ('all'); 'met' is the positive class. -#}
+    pairs (int_calibration_pairs_matched), per dimension and overall ('all'); 'met' is the
+    positive class. -#}
 with
 
 dimensions as (
     select * from {{ ref('dimensions') }}
 ),
 
-verdicts as (
-    select * from {{ ref('int_verdicts_voted') }}
-),
-
-adjudicated as (
-    select * from {{ ref('int_calibration_labels_adjudicated') }}
+pairs as (
+    select * from {{ ref('int_calibration_pairs_matched') }}
 ),
 
 resampled as (
     select * from {{ ref('int_calibration_resampled') }}
-),
-
-pairs as (
-    select
-        verdicts.dimension,
-        adjudicated.is_tie,
-        verdicts.is_met as is_judge_met,
-        adjudicated.is_gold_met
-    from adjudicated
-    inner join verdicts
-        on adjudicated.response_id = verdicts.response_id
-            and adjudicated.criterion_id = verdicts.criterion_id
 ),
 
 confusion as (
