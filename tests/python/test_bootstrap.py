@@ -327,6 +327,14 @@ def test_tied_models_share_rank_one_credit() -> None:
     assert stat(result, "rank", "x")["ci_high"] == 1.0 and stat(result, "rank", "z")["estimate"] == 3.0
 
 
+def test_ranks_count_the_models_strictly_ahead_and_ties_share_the_better_rank() -> None:
+    by_hand = np.array([[0.5, 0.7, 0.5, 0.1], [0.2, 0.2, 0.2, 0.2], [0.0, 0.3, 0.9, 0.3]])
+    assert bootstrap._ranks(by_hand).tolist() == [[2, 1, 2, 4], [1, 1, 1, 1], [4, 2, 1, 2]]
+    scores = np.random.default_rng(5).integers(0, 6, size=(500, 40)) / 5  # many ties
+    strictly_ahead = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
+    assert (bootstrap._ranks(scores) == 1 + strictly_ahead).all()
+
+
 def test_resamples_without_the_dimension_are_left_out_of_its_interval() -> None:
     n = 10
     scores = np.tile(np.linspace(0.1, 0.9, n)[:, None], (1, 2)) * np.array([1.0, 0.5])
