@@ -1,7 +1,7 @@
 {#- The generic data tests of a release build, run as one query at the end of the run instead
     of one dbt node each (a test node costs ~40 ms of dbt's own Python per build, whatever
     its query). An on-run-end hook: `test_ids` are the tests' unique_ids, which the release
-    build lists (distressbench.dbt_process) and leaves out of its node selection; plain dbt
+    build lists (distressbench.build.dbt_process) and leaves out of its node selection; plain dbt
     passes none and runs every test as its node. Each test is its own generic test's SQL,
     called with the arguments and `where` of its yml, on the relation of the model it tests;
     the query counts each test's failing rows. A test whose model did not build in this run

@@ -28,7 +28,7 @@ OUTPUT_SCHEMA = pa.schema(
 
 
 def model(dbt, session):
-    from distressbench.process_memory import return_freed_memory
+    from distressbench.build.process_memory import return_freed_memory
 
     rows = resampled_rows(dbt)
     # the frames resampled_rows read are freed: their memory goes back before dbt's next models
@@ -39,8 +39,8 @@ def model(dbt, session):
 def resampled_rows(dbt):
     import pandas as pd
 
-    from distressbench.bootstrap import read_inputs, run_bootstrap
-    from distressbench.calibration_bootstrap import STATISTICS, CalibrationResamples
+    from distressbench.stats.bootstrap import read_inputs, run_bootstrap
+    from distressbench.stats.calibration import STATISTICS, CalibrationResamples
 
     cell_frame, dimension_frame = read_inputs(
         dbt.ref("int_cells_scored"), dbt.ref("int_cells_triaged"), dbt.ref("int_cell_dimensions_scored")

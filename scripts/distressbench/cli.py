@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from distressbench import paths
-from distressbench.process_end import end_without_teardown
+from distressbench import settings
+from distressbench.build.process_end import end_without_teardown
 
 
 class UsageError(ValueError):
@@ -31,7 +31,7 @@ def _writable_file(path: Path, option: str) -> None:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
-    from distressbench.synth import SynthConfig, write_release
+    from distressbench.synth.generate import SynthConfig, write_release
 
     config = SynthConfig(
         seed=args.seed,
@@ -45,7 +45,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
-    from distressbench.gate import run_gate
+    from distressbench.gate.run import run_gate
 
     release = Path(args.release_dir)
     if not release.is_dir():
@@ -58,18 +58,18 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from distressbench.build import build
+    from distressbench.build.pipeline import build
 
     release = Path(args.release_dir) if args.release_dir else None
     if args.target == "spark":
-        from distressbench.spark_build import build_on_spark
+        from distressbench.build.spark import build_on_spark
 
         if args.warehouse or args.force:
             print("build: --warehouse and --force are for the DuckDB build; Spark builds go to "
                   "DISTRESSBENCH_SPARK_DIR", file=sys.stderr)
             return 2
         return build_on_spark(release)
-    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
     return build(release, warehouse, force=args.force)
 
 
@@ -90,16 +90,16 @@ def _cmd_submit(args: argparse.Namespace) -> int:
 
 
 def _cmd_sql(args: argparse.Namespace) -> int:
-    from distressbench.warehouse import print_query
+    from distressbench.outputs.warehouse import print_query
 
-    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
     return print_query(args.query, warehouse)
 
 
 def _cmd_tables(args: argparse.Namespace) -> int:
-    from distressbench.tables import export_tables
+    from distressbench.outputs.tables import export_tables
 
-    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
@@ -110,9 +110,9 @@ def _cmd_tables(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from distressbench.report import write_report
+    from distressbench.outputs.report import write_report
 
-    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
     _writable_file(Path(args.out), "--out")
     out = write_report(warehouse, Path(args.out))
     print(out)
@@ -120,9 +120,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from distressbench.show import show
+    from distressbench.outputs.show import show
 
-    warehouse = Path(args.warehouse) if args.warehouse else paths.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
     return show(warehouse, args.task_id, args.model)
 
 

@@ -9,7 +9,7 @@ new manifest (hashes, row counts, `derived_from`) and is written into a temporar
 beside the output folder, renamed into place at the end, so a refused or failed submission
 leaves nothing behind. A submission killed before it could clean up leaves its temporary
 folder; the next submission into the same output folder on the same machine removes it
-(distressbench.temporary_folders).
+(distressbench.release.folders).
 
 The tables the submission extends are streamed batch by batch (base rows, then submission
 rows) through one Parquet writer, so memory stays at a few batches whatever the size; the
@@ -33,10 +33,11 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from distressbench import contract, paths, temporary_folders
-from distressbench.gate_files import check_manifest, check_schemas, safe_release_id
-from distressbench.gate_types import CheckResult, Recorder, listing, quote
-from distressbench.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
+from distressbench import settings
+from distressbench.gate.files import check_manifest, check_schemas, safe_release_id
+from distressbench.gate.results import CheckResult, Recorder, listing, quote
+from distressbench.release import contract, folders
+from distressbench.release.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
 
 SUBMISSION_TABLES = ("models", "responses", "judge_labels")
 OPTIONAL_SUBMISSION_TABLES = ("calibration_labels",)
@@ -239,7 +240,7 @@ def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str
     if not files_ok or broken or any(t not in base_valid for t in needed_base):
         rec.skip("value checks", "need a valid base release and submission files with the contract's schemas")
         return base_id
-    with duckdb.connect(config={"memory_limit": paths.memory_limit()}) as connection:
+    with duckdb.connect(config={"memory_limit": settings.memory_limit()}) as connection:
         for table in needed_base:
             _register(connection, f"base_{table}", base_valid[table])
         for table, view in (("models", "sub_models"), ("responses", "sub_responses"), ("judge_labels", "sub_labels")):
@@ -285,7 +286,7 @@ def _concatenate(sources: list[Path], table: str, out: Path) -> int:
 @contextmanager
 def _staging_folder(out_dir: Path) -> Iterator[Path]:
     """A temporary folder beside out_dir, renamed to out_dir on success, removed on failure."""
-    staging = temporary_folders.make_beside(out_dir)
+    staging = folders.make_beside(out_dir)
     try:
         yield staging
         os.rename(staging, out_dir)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from distressbench.bootstrap import RANKED_KIND, REFERENCE_KIND
+from distressbench.stats.bootstrap import RANKED_KIND, REFERENCE_KIND
 
 
 def random_inputs(

@@ -17,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from distressbench.build import build_release  # noqa: E402
+from distressbench.build.pipeline import build_release  # noqa: E402
 from release_factory import make_release, read_table, rewrite_table  # noqa: E402
 
 SCRIPT = "<script>document.title='pwned'</script>"

@@ -24,8 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench import contract
-from distressbench.manifest import write_manifest
+from distressbench.release import contract
+from distressbench.release.manifest import write_manifest
 from release_factory import (
     CREATED_AT,
     CRITERIA_PER_TASK,

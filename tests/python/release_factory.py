@@ -29,8 +29,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench import contract
-from distressbench.manifest import read_manifest, write_manifest
+from distressbench.release import contract
+from distressbench.release.manifest import read_manifest, write_manifest
 
 CREATED_AT = "2026-11-01T00:00:00Z"
 

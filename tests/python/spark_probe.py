@@ -1,5 +1,5 @@
 """Run by test_spark.py as a script, in a process of its own, so that one local Spark serves
-all three: the Spark build of a release (distressbench.spark_build, the function behind
+all three: the Spark build of a release (distressbench.build.spark, the function behind
 `distressbench build --target spark`), the project's dbt unit tests on the Spark target
 against that build's metastore, then every table of the listed schemas written to Parquet
 for the comparison with DuckDB.
@@ -18,9 +18,9 @@ import pyarrow.parquet as pq
 from dbt.cli.main import dbtRunner
 from pyspark.sql import SparkSession
 
-from distressbench import paths
-from distressbench.build import StageFailed
-from distressbench.spark_build import build_release_on_spark, spark_dir
+from distressbench import settings
+from distressbench.build.pipeline import StageFailed
+from distressbench.build.spark import build_release_on_spark, spark_dir
 
 
 def main(release_dir: Path, out_dir: Path, schemas: list[str]) -> int:
@@ -34,7 +34,7 @@ def main(release_dir: Path, out_dir: Path, schemas: list[str]) -> int:
     result = dbtRunner().invoke(
         [
             "test", "--select", "test_type:unit", "--target", "spark", "--target-path", str(out_dir / "target"),
-            "--profiles-dir", str(paths.PROJECT_ROOT), "--project-dir", str(paths.PROJECT_ROOT),
+            "--profiles-dir", str(settings.PROJECT_ROOT), "--project-dir", str(settings.PROJECT_ROOT),
         ]
     )
     if not result.success:

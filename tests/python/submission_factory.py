@@ -12,8 +12,8 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from distressbench import contract
-from distressbench.manifest import read_manifest, write_manifest
+from distressbench.release import contract
+from distressbench.release.manifest import read_manifest, write_manifest
 from release_factory import read_table, rewrite_table
 
 

@@ -1,4 +1,4 @@
-"""Tests for the task bootstrap (distressbench.bootstrap)."""
+"""Tests for the task bootstrap (distressbench.stats.bootstrap)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from bootstrap_inputs import random_inputs
-from distressbench import bootstrap
-from distressbench.bootstrap import (
+from distressbench.stats import bootstrap
+from distressbench.stats.bootstrap import (
     OUTPUT_COLUMNS,
     BootstrapInputError,
     _draw_counts,

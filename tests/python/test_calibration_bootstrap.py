@@ -1,4 +1,4 @@
-"""The judge calibration's task bootstrap (distressbench.calibration_bootstrap)."""
+"""The judge calibration's task bootstrap (distressbench.stats.calibration)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from bootstrap_inputs import random_inputs
-from distressbench.bootstrap import _draw_counts, run_bootstrap
-from distressbench.calibration_bootstrap import CalibrationInputError, CalibrationResamples
+from distressbench.stats.bootstrap import _draw_counts, run_bootstrap
+from distressbench.stats.calibration import CalibrationInputError, CalibrationResamples
 
 SEED = 20261101
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
-from distressbench.build import build_release
-from distressbench.synth import SynthConfig, write_release
+from distressbench.build.pipeline import build_release
+from distressbench.synth.generate import SynthConfig, write_release
 from independent_cases import cases, criterion_pass_rates
 
 TOLERANCE = 1e-9

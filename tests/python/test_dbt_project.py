@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import paths
-from distressbench.build import DBT_TARGET, WarehouseLayout
-from distressbench.synth import SynthConfig, write_release
+from distressbench import settings
+from distressbench.build.pipeline import DBT_TARGET, WarehouseLayout
+from distressbench.synth.generate import SynthConfig, write_release
 from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
@@ -39,7 +39,7 @@ def _plain_dbt(release: Path, tmp_path: Path, *arguments: str) -> subprocess.Com
         "DBT_LOG_PATH": str(tmp_path / "logs"),
     }
     dbt = Path(sys.executable).with_name("dbt")
-    return subprocess.run([str(dbt), *arguments], cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True)
+    return subprocess.run([str(dbt), *arguments], cwd=settings.PROJECT_ROOT, env=env, capture_output=True, text=True)
 
 
 def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path) -> None:
@@ -158,14 +158,14 @@ def test_plain_dbt_names_the_reply_of_an_unlabelled_rubric_pair(tmp_path: Path) 
 
 def test_plain_dbt_takes_the_memory_limit_the_build_takes(monkeypatch: pytest.MonkeyPatch) -> None:
     """profiles.yml repeats DuckDB's default memory limit for plain dbt (YAML cannot import
-    it); it must be distressbench.paths' one, which the gate, dbt and submit read."""
-    profile = (paths.PROJECT_ROOT / "profiles.yml").read_text(encoding="utf-8")
+    it); it must be distressbench.settings' one, which the gate, dbt and submit read."""
+    profile = (settings.PROJECT_ROOT / "profiles.yml").read_text(encoding="utf-8")
     defaults = re.findall(r"env_var\('DISTRESSBENCH_MEMORY_LIMIT', '([^']*)'\)", profile)
-    assert defaults == [paths.DEFAULT_MEMORY_LIMIT]
+    assert defaults == [settings.DEFAULT_MEMORY_LIMIT]
     monkeypatch.delenv("DISTRESSBENCH_MEMORY_LIMIT", raising=False)
-    assert paths.memory_limit() == paths.DEFAULT_MEMORY_LIMIT
+    assert settings.memory_limit() == settings.DEFAULT_MEMORY_LIMIT
     monkeypatch.setenv("DISTRESSBENCH_MEMORY_LIMIT", "1500MB")
-    assert paths.memory_limit() == "1500MB"
+    assert settings.memory_limit() == "1500MB"
 
 
 def test_plain_dbt_replaces_what_an_earlier_run_made(tmp_path: Path) -> None:

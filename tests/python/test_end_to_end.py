@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from distressbench import cli
-from distressbench.synth import SynthConfig, write_release
+from distressbench.synth.generate import SynthConfig, write_release
 from independent_metrics import Metrics, compute
 from release_factory import make_release, read_table, rewrite_table
 

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from distressbench.build import build_release
-from distressbench.synth import SynthConfig, write_release
+from distressbench.build.pipeline import build_release
+from distressbench.synth.generate import SynthConfig, write_release
 from release_factory import refresh_manifest
 
 ORIGINAL, TWIN = "model-01", "model-03"

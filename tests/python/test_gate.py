@@ -1,4 +1,4 @@
-"""Tests for the release gate (distressbench.gate): a valid release passes, and every kind
+"""Tests for the release gate (distressbench.gate.run): a valid release passes, and every kind
 of contract breach fails with exit code 1 and a line naming the check, the table and
 column, and the offending key."""
 
@@ -19,9 +19,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import cli, contract, gate_gx
-from distressbench.gate import quote, run_gate
-from distressbench.gate_gx import GxRunner, _widened, gx
+from distressbench import cli
+from distressbench.gate import gx as gate_gx
+from distressbench.gate.gx import GxRunner, _widened, gx
+from distressbench.gate.run import quote, run_gate
+from distressbench.release import contract
 from release_factory import (
     CLINICIAN_ID,
     JUDGES,
@@ -1027,7 +1029,7 @@ def test_great_expectations_is_imported_without_pyspark_or_scipy_stats() -> None
     scipy.stats is not loaded (~1 s of GX's import), and both import and work afterwards."""
     script = (
         "import sys\n"
-        "import distressbench.gate_gx\n"
+        "import distressbench.gate.gx\n"
         "print(sorted(m for m in sys.modules if m == 'pyspark' or m.startswith('pyspark.')))\n"
         "print(sorted(m for m in sys.modules if m.startswith('scipy.stats.')))\n"
         "from scipy import stats\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from distressbench import tables
-from distressbench.report import write_report
-from distressbench.tables import FLOOR_MARK, export_tables
+from distressbench.outputs import tables
+from distressbench.outputs.report import write_report
+from distressbench.outputs.tables import FLOOR_MARK, export_tables
 from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from distressbench.tables import TABLES, export_tables
+from distressbench.outputs.tables import TABLES, export_tables
 from warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
 
 # What a paper needs for the tables: booktabs (the rules), graphicx (\resizebox, \rotatebox

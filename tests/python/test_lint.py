@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from distressbench import paths
+from distressbench import settings
 
 BIN = Path(sys.executable).parent
 
 
 def _run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(command, cwd=settings.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False)
 
 
 @pytest.mark.parametrize("has_annex", [True, False], ids=["with the red-team annex", "without it"])

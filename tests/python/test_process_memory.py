@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from distressbench import paths
+from distressbench import settings
 
 RESIDENT = """
 def resident_mib():
@@ -34,7 +34,7 @@ def test_freed_memory_goes_back(allocation: str) -> None:
     script = "\n".join(
         (
             "import numpy as np, pyarrow as pa, pyarrow.compute as pc",
-            "from distressbench.process_memory import return_freed_memory",
+            "from distressbench.build.process_memory import return_freed_memory",
             RESIDENT,
             ALLOCATIONS[allocation],
             "del blocks",
@@ -46,7 +46,7 @@ def test_freed_memory_goes_back(allocation: str) -> None:
     )
     printed = subprocess.run(
         [sys.executable, "-c", script],
-        cwd=paths.PROJECT_ROOT / "scripts",
+        cwd=settings.PROJECT_ROOT / "scripts",
         capture_output=True,
         text=True,
         check=True,

@@ -28,10 +28,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import build, cli, paths
-from distressbench.build import WarehouseLayout
-from distressbench.manifest import manifest_sha256
-from distressbench.warehouse import query
+from distressbench import cli, settings
+from distressbench.build import pipeline as build
+from distressbench.build.pipeline import WarehouseLayout
+from distressbench.outputs.warehouse import query
+from distressbench.release.manifest import manifest_sha256
 from release_factory import edit_manifest, make_release, read_table, refresh_manifest, rewrite_table
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
@@ -214,10 +215,10 @@ def _copy_of_the_project(folder: Path) -> Path:
     """What dbt reads of the project, copied into `folder` (a new folder)."""
     folder.mkdir()
     for name in ("dbt_project.yml", "profiles.yml"):
-        shutil.copy(paths.PROJECT_ROOT / name, folder / name)
+        shutil.copy(settings.PROJECT_ROOT / name, folder / name)
     for name in ("models", "seeds", "macros", "tests"):
         shutil.copytree(
-            paths.PROJECT_ROOT / name, folder / name, ignore=shutil.ignore_patterns("python", "__pycache__")
+            settings.PROJECT_ROOT / name, folder / name, ignore=shutil.ignore_patterns("python", "__pycache__")
         )
     return folder
 
@@ -228,7 +229,7 @@ def test_a_failing_dbt_test_fails_the_build_at_the_dbt_stage(
     """The project, copied with one singular test that always fails (it returns every model)."""
     project = _copy_of_the_project(tmp_path / "project")
     (project / "tests" / "always_fails.sql").write_text("select * from {{ ref('stg_release__models') }}\n")
-    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    monkeypatch.setattr(settings, "PROJECT_ROOT", project)
     warehouse = shared.warehouse
     before = _snapshot(warehouse)
     code, out, err = _build(capsys, shared.release("b"), warehouse)
@@ -247,7 +248,7 @@ def test_a_failing_generic_test_fails_the_build_naming_the_test_its_model_and_ro
     one of them, made to fail (model_scores' range narrowed to [0, 0.5]), fails the build."""
     project = _copy_of_the_project(tmp_path / "project")
     _narrowed_model_scores_range(project)
-    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    monkeypatch.setattr(settings, "PROJECT_ROOT", project)
     warehouse = shared.warehouse
     before = _snapshot(warehouse)
     code, out, err = _build(capsys, shared.release("b"), warehouse)
@@ -280,7 +281,7 @@ def test_a_generic_test_that_only_warns_stays_a_dbt_node(
     a dbt node as before: the build passes, and dbt records the warning with its count."""
     project = _copy_of_the_project(tmp_path / "project")
     _narrowed_model_scores_range(project, ", config: {severity: warn}")
-    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    monkeypatch.setattr(settings, "PROJECT_ROOT", project)
     warehouse = tmp_path / "warehouse.duckdb"
     code, _, err = _build(capsys, shared.release("b"), warehouse)
     assert code == 0, err
@@ -534,8 +535,7 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
 ) -> None:
     """As when writing the publication log fails after the symlink swap: the message says
     what the published path is at the moment it is printed."""
-    from distressbench import build as build_module
-
+    from distressbench.build import pipeline as build_module
     release = make_release(tmp_path / "release")
     warehouse = tmp_path / "w.duckdb"
     layout = WarehouseLayout(warehouse)
@@ -558,8 +558,7 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
 def test_a_failure_before_the_switch_says_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from distressbench import build as build_module
-
+    from distressbench.build import pipeline as build_module
     def fail(release_dir: Path, target: Path, *, force: bool = False) -> tuple[Path, bool]:
         raise build_module.StageFailed("gate", "refused")
 
@@ -642,7 +641,7 @@ def test_a_warehouse_builds_again_after_the_project_has_moved(
     warehouse = tmp_path / "warehouse" / "distressbench.duckdb"
     old_folder = _copy_of_the_project(tmp_path / "old-folder")
     with monkeypatch.context() as project:
-        project.setattr(paths, "PROJECT_ROOT", old_folder)
+        project.setattr(settings, "PROJECT_ROOT", old_folder)
         code, _, err = _build(capsys, release, warehouse)
         assert code == 0, err
     shutil.rmtree(old_folder)  # the project has moved away from there

@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.report import SECTIONS, release_info, render_header
-from distressbench.tables import TABLES, export_tables, html_id
+from distressbench.outputs.report import SECTIONS, release_info, render_header
+from distressbench.outputs.tables import TABLES, export_tables, html_id
 from markdown_table import read_markdown_table
 from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 

@@ -13,9 +13,9 @@ import pytest
 
 from case_fixture import ANSI, IMAGE, SCRIPT, case_warehouse  # noqa: F401  (fixture)
 from distressbench import cli
-from distressbench.report import SECTIONS
-from distressbench.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
-from distressbench.show import one_line, printable
+from distressbench.outputs.report import SECTIONS
+from distressbench.outputs.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
+from distressbench.outputs.show import one_line, printable
 
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",

@@ -11,7 +11,7 @@ import pytest
 
 from case_fixture import ANSI, BIDI, SCRIPT, WIDE, case_warehouse  # noqa: F401  (fixture)
 from distressbench import cli
-from distressbench.show import display_width, one_line, printable, wrap
+from distressbench.outputs.show import display_width, one_line, printable, wrap
 from release_factory import CLINICIAN_ID, MODEL_IDS, TASK_IDS
 
 WIDTH = 80

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import paths
+from distressbench import settings
 
 pytestmark = pytest.mark.spark
 
@@ -35,7 +35,7 @@ EXACT_TABLES = ("int_bootstrap_resampled", "int_calibration_resampled")  # the b
 
 
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(command, cwd=settings.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False)
 
 
 def _rows(table: pa.Table) -> list[tuple[object, ...]]:
@@ -120,8 +120,8 @@ def test_spark_builds_into_one_folder_take_turns(
     """A publish removes every build folder but the current and the previous one, so a second
     build into the same spark dir waits until the first is done (no Spark starts here: the
     stages are replaced by a stand-in that fails, which ends the build before Spark)."""
-    from distressbench import build, spark_build
-
+    from distressbench.build import pipeline as build
+    from distressbench.build import spark as spark_build
     root = tmp_path / "spark"
     root.mkdir()
     monkeypatch.setenv("DISTRESSBENCH_SPARK_DIR", str(root))

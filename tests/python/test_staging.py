@@ -1,4 +1,4 @@
-"""The gate's staging build (distressbench.staging): a model's own hooks run as dbt runs them,
+"""The gate's staging build (distressbench.gate.staging): a model's own hooks run as dbt runs them,
 and the replies' blank test (is_blank) reads every kind of white space."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench import contract, staging
-from distressbench.synth import SynthConfig, write_release
+from distressbench.gate import staging
+from distressbench.release import contract
+from distressbench.synth.generate import SynthConfig, write_release
 
 
 class _Recording:

@@ -21,9 +21,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import cli, contract, temporary_folders
-from distressbench.gate import run_gate
-from distressbench.manifest import manifest_sha256, read_manifest
+from distressbench import cli
+from distressbench.gate.run import run_gate
+from distressbench.release import contract, folders
+from distressbench.release.manifest import manifest_sha256, read_manifest
 from distressbench.submit import MAX_RELEASE_ID, SubmissionRefused, derived_release_id, submit
 from release_factory import MODEL_IDS, TASK_IDS, criterion_id, make_release, read_table
 from submission_factory import split_release
@@ -218,7 +219,7 @@ def test_a_killed_submissions_folder_is_removed_by_the_next_one(
     _, base, submission = split
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    host = temporary_folders.HOST
+    host = folders.HOST
     abandoned = tmp_path / f".derived.{host}.{ended.pid}.dead0001.partial"
     abandoned.mkdir()
     (abandoned / "judge_labels.parquet").write_bytes(b"half a file")

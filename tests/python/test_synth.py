@@ -16,9 +16,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench import contract, paths, synth, temporary_folders
-from distressbench import synth_text as text
-from distressbench.synth import SynthConfig, ensure_default_release, write_release
+from distressbench import settings
+from distressbench.release import contract, folders
+from distressbench.synth import generate as synth
+from distressbench.synth.generate import SynthConfig, ensure_default_release, text, write_release
 from independent_metrics import compute
 
 SMALL = SynthConfig(seed=7, n_tasks=60, n_models=4, judge_samples=3)
@@ -69,7 +70,7 @@ def small_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("default") / "synthetic-default"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(paths, "DEFAULT_RELEASE_DIR", target)
+        mp.setattr(settings, "DEFAULT_RELEASE_DIR", target)
         return ensure_default_release()
 
 
@@ -300,7 +301,7 @@ def test_ensure_default_release_reuses_and_repairs(default_release: Path, tmp_pa
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "synthetic-default"
     shutil.copytree(default_release, target)
-    monkeypatch.setattr(paths, "DEFAULT_RELEASE_DIR", target)
+    monkeypatch.setattr(settings, "DEFAULT_RELEASE_DIR", target)
     before = {p.name: p.stat().st_mtime_ns for p in target.iterdir()}
     assert ensure_default_release() == target
     assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == before  # reused, not rewritten
@@ -308,7 +309,7 @@ def test_ensure_default_release_reuses_and_repairs(default_release: Path, tmp_pa
     (target / "judge_labels.parquet").write_bytes(b"truncated")
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    abandoned = f".synthetic-default.{temporary_folders.HOST}.{ended.pid}.dead0001.partial"
+    abandoned = f".synthetic-default.{folders.HOST}.{ended.pid}.dead0001.partial"
     (tmp_path / abandoned).mkdir()  # a killed rewrite's
     assert ensure_default_release() == target
     assert _file_hashes(target) == _file_hashes(default_release)

@@ -14,8 +14,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from distressbench import tables
-from distressbench.tables import TABLES, Table, count, export_tables, pct, pp, ratio
+from distressbench.outputs import tables
+from distressbench.outputs.tables import TABLES, Table, count, export_tables, pct, pp, ratio
 from markdown_table import read_markdown_table
 from warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
 
@@ -111,7 +111,7 @@ def test_other_formats() -> None:
 
 def test_interval_level_is_one_minus_bootstrap_alpha() -> None:
     assert [tables.interval_level(a) for a in (0.05, 0.1, 0.025, 0.01)] == ["95%", "90%", "97.5%", "99%"]
-    assert tables.interval_level(tables.paths.dbt_var("bootstrap_alpha")) == tables.INTERVAL_LEVEL
+    assert tables.interval_level(tables.settings.dbt_var("bootstrap_alpha")) == tables.INTERVAL_LEVEL
 
 
 # Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
@@ -120,13 +120,12 @@ _RENDER_AT_ALPHA_0_1 = """
 import sys
 from pathlib import Path
 
-from distressbench import paths
+from distressbench import settings
+project_vars = settings._dbt_vars()
+settings._dbt_vars = lambda: {**project_vars, "bootstrap_alpha": 0.1}
 
-project_vars = paths._dbt_vars()
-paths._dbt_vars = lambda: {**project_vars, "bootstrap_alpha": 0.1}
-
-from distressbench.report import write_report
-from distressbench.tables import export_tables
+from distressbench.outputs.report import write_report
+from distressbench.outputs.tables import export_tables
 
 warehouse, out = Path(sys.argv[1]), Path(sys.argv[2])
 for fmt in ("md", "latex"):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from distressbench import paths
+from distressbench import settings
 
 SCHEMA = "history"
 PUBLISHED = "published"  # the alias the published file is attached under
@@ -26,7 +26,7 @@ RELEASES = "releases"  # the history table of releases; the others hold mart row
 
 def history_tables() -> dict[str, dict[str, str]]:
     """table -> column -> type, from the dbt var `history_tables`."""
-    return paths.dbt_var("history_tables")
+    return settings.dbt_var("history_tables")
 
 
 def _ident(name: str) -> str:

@@ -73,8 +73,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from distressbench import paths
-from distressbench.contract import MODEL_KINDS
+from distressbench import settings
+from distressbench.release.contract import MODEL_KINDS
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyRelation
@@ -707,9 +707,9 @@ def run_bootstrap(
     samples, seed and alpha default to the vars bootstrap_samples, bootstrap_seed and
     bootstrap_alpha of dbt_project.yml (the dbt model passes the vars dbt was given).
     """
-    samples = paths.dbt_var("bootstrap_samples") if samples is None else samples
-    seed = paths.dbt_var("bootstrap_seed") if seed is None else seed
-    alpha = paths.dbt_var("bootstrap_alpha") if alpha is None else alpha
+    samples = settings.dbt_var("bootstrap_samples") if samples is None else samples
+    seed = settings.dbt_var("bootstrap_seed") if seed is None else seed
+    alpha = settings.dbt_var("bootstrap_alpha") if alpha is None else alpha
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise BootstrapInputError(f"samples must be a positive integer, got {samples!r}")
     if not 0.0 < float(alpha) < 1.0:

@@ -8,7 +8,7 @@ Stages (each prints `[stage] ...` and `[stage] done in x s`, as the DuckDB build
    a mart, a reporting model or downstream of a Python model; on-run-start registers the
    release's files as Spark tables (macros/release_sources.sql);
 3. python step -- dbt-spark runs Python models only on Databricks, so the bootstraps run
-   here (distressbench.spark_step: the model files, read and written through Spark);
+   here (distressbench.build.spark_step: the model files, read and written through Spark);
 4. publish -- dbt builds the marts and the reporting models with their tests (then the
    tests of the step's tables, some of which read the marts): on Spark, publishing is the
    marts schema of the target, written last.
@@ -31,9 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from distressbench import paths
-from distressbench.build import UNSAFE_PATH_CHARACTERS, StageFailed, _say, _stage, build_lock
-from distressbench.manifest import read_manifest
+from distressbench import settings
+from distressbench.build.pipeline import UNSAFE_PATH_CHARACTERS, StageFailed, _say, _stage, build_lock
+from distressbench.release.manifest import read_manifest
 
 TARGET = "spark"
 CURRENT = "current"
@@ -43,7 +43,7 @@ LOCK = ".lock"  # in the spark dir: one build at a time
 def spark_dir() -> Path:
     """Where local Spark builds live: DISTRESSBENCH_SPARK_DIR, else warehouse/spark."""
     configured = os.environ.get("DISTRESSBENCH_SPARK_DIR")
-    return Path(configured).absolute() if configured else paths.PROJECT_ROOT / "warehouse" / "spark"
+    return Path(configured).absolute() if configured else settings.PROJECT_ROOT / "warehouse" / "spark"
 
 
 class _Dbt:
@@ -54,7 +54,7 @@ class _Dbt:
 
         self.flags = [
             "--target", TARGET, "--target-path", str(target_dir),
-            "--profiles-dir", str(paths.PROJECT_ROOT), "--project-dir", str(paths.PROJECT_ROOT),
+            "--profiles-dir", str(settings.PROJECT_ROOT), "--project-dir", str(settings.PROJECT_ROOT),
         ]
         parsed = dbtRunner().invoke(["parse", *self.flags])
         if not parsed.success:
@@ -104,7 +104,7 @@ def _publish(root: Path, build_dir: Path) -> None:
 def build_release_on_spark(release_dir: Path, root: Path) -> Path:
     """Every stage; returns the published build folder, leaving this process's Spark session
     running (on that build's metastore). Raises StageFailed."""
-    from distressbench.gate import run_gate
+    from distressbench.gate.run import run_gate
 
     release_id = str(read_manifest(release_dir)["release"])
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -128,7 +128,7 @@ def build_release_on_spark(release_dir: Path, root: Path) -> Path:
         }
     )
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from distressbench.spark_step import python_models, run_python_model
+    from distressbench.build.spark_step import python_models, run_python_model
 
     with _stage("dbt build"):
         dbt = _Dbt(build_dir / "target")
@@ -168,7 +168,7 @@ def _print_headline(spark: Any) -> None:
 def build_on_spark(release_dir: Path | None) -> int:
     """The `distressbench build --target spark` command."""
     if release_dir is None:
-        from distressbench.synth import ensure_default_release
+        from distressbench.synth.generate import ensure_default_release
 
         release_dir = ensure_default_release()
     release_dir = release_dir.absolute()

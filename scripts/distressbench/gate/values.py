@@ -25,9 +25,10 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from distressbench import contract, staging
-from distressbench.gate_gx import N_EXAMPLES, GxRunner, Outcome, gx
-from distressbench.gate_types import Recorder, listing, quote
+from distressbench.gate import staging
+from distressbench.gate.gx import N_EXAMPLES, GxRunner, Outcome, gx
+from distressbench.gate.results import Recorder, listing, quote
+from distressbench.release import contract
 
 STAGE = "values"
 ROW = "file_row_number"
@@ -638,7 +639,7 @@ DERIVED: tuple[Derived, ...] = (
     ),
 )
 
-# judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.staging
+# judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.gate.staging
 # before these checks): one row per (reply, criterion, judge) with its label counts, sample
 # masks, null met labels and surrogate keys (null for a null id, -1 for an id not in the
 # release); label_ids adds whether the criterion is of the reply's task. Every label check
@@ -1105,7 +1106,7 @@ def check_values(
     gx_runner: GxRunner,
     unreadable: dict[str, str] | None = None,
 ) -> None:
-    """Stage 3 over the tables that passed stage 2 and were built into `con` (distressbench.staging).
+    """Stage 3 over the tables that passed stage 2 and were built into `con` (distressbench.gate.staging).
     A table in `unreadable` (its file's data could not be read: table -> error) fails every
     check that reads it."""
     all_frames, all_probes = frames(), probes()

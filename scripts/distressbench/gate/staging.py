@@ -31,7 +31,8 @@ import duckdb
 import jinja2
 import pyarrow as pa
 
-from distressbench import contract, paths
+from distressbench import settings
+from distressbench.release import contract
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Model:
 
     def path(self) -> Path:
         folder = "staging/release" if self.schema == "staging" else self.schema
-        return paths.PROJECT_ROOT / "models" / folder / f"{self.name}.sql"
+        return settings.PROJECT_ROOT / "models" / folder / f"{self.name}.sql"
 
 
 def _staging(table: str) -> Model:
@@ -127,12 +128,12 @@ def _environment() -> jinja2.Environment:
         dbt=DBT_MACROS,
         execute=False,
         env_var=lambda _name, default="": default,
-        var=paths.dbt_var,
+        var=settings.dbt_var,
         adapter=SimpleNamespace(dispatch=lambda name, _package=None: _dispatch(environment, name)),
         # dbt's return() ends a macro with a value; here the macro's output is that value
         **{"return": lambda value: value},
     )
-    for macro_file in sorted((paths.PROJECT_ROOT / "macros").glob("*.sql")):
+    for macro_file in sorted((settings.PROJECT_ROOT / "macros").glob("*.sql")):
         module = environment.from_string(macro_file.read_text(encoding="utf-8")).module
         environment.globals.update(
             {name: macro for name, macro in vars(module).items() if isinstance(macro, jinja2.runtime.Macro)}

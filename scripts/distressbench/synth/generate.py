@@ -33,9 +33,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from distressbench import contract, paths, temporary_folders
-from distressbench import synth_text as text
-from distressbench.manifest import parquet_rows, read_manifest, sha256_of, write_manifest
+from distressbench import settings
+from distressbench.release import contract, folders
+from distressbench.release.manifest import parquet_rows, read_manifest, sha256_of, write_manifest
+from distressbench.synth import text
 
 CREATED_AT = "2026-11-01T00:00:00Z"
 CLINICIAN_ID = "clinician-reference"
@@ -748,12 +749,12 @@ def _is_complete(release_dir: Path, release_id: str) -> bool:
 
 
 def ensure_default_release() -> Path:
-    """The default synthetic release at paths.DEFAULT_RELEASE_DIR, written if absent or incomplete."""
-    target = paths.DEFAULT_RELEASE_DIR
+    """The default synthetic release at settings.DEFAULT_RELEASE_DIR, written if absent or incomplete."""
+    target = settings.DEFAULT_RELEASE_DIR
     config = SynthConfig()
     if _is_complete(target, config.release_id):
         return target
-    staging = temporary_folders.make_beside(target)
+    staging = folders.make_beside(target)
     write_release(staging, config)
     if target.exists() and not _is_complete(target, config.release_id):
         shutil.rmtree(target, ignore_errors=True)

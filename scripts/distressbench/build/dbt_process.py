@@ -10,7 +10,7 @@ stdin, so if the build's process dies before giving one, it ends too. (If the bu
 process is killed while dbt builds, dbt finishes into the unpublished file, which the next
 build clears, as the `dbt` subprocess this replaces did.)
 
-Run as `python -m distressbench.dbt_process PROJECT_DIR` by `DbtProcess` only.
+Run as `python -m distressbench.build.dbt_process PROJECT_DIR` by `DbtProcess` only.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NoReturn
 
-from distressbench import paths
-from distressbench.process_end import end_without_teardown
+from distressbench import settings
+from distressbench.build.process_end import end_without_teardown
 
 if TYPE_CHECKING:
     from dbt.artifacts.schemas.run import RunExecutionResult
@@ -76,7 +76,7 @@ class DbtProcess:
         env = {
             **os.environ,
             "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
-            "DISTRESSBENCH_MEMORY_LIMIT": paths.memory_limit(),  # the gate's limit, for dbt's DuckDB too
+            "DISTRESSBENCH_MEMORY_LIMIT": settings.memory_limit(),  # the gate's limit, for dbt's DuckDB too
             "DISTRESSBENCH_BUILD_DB": str(database),
             "DISTRESSBENCH_THREADS": os.environ.get("DISTRESSBENCH_THREADS", str(threads)),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
@@ -94,8 +94,8 @@ class DbtProcess:
         console = log_dir / CONSOLE_LOG
         with console.open("wb") as sink:
             process = subprocess.Popen(
-                [sys.executable, "-m", "distressbench.dbt_process", str(paths.PROJECT_ROOT)],
-                cwd=paths.PROJECT_ROOT, env=env, stdin=subprocess.PIPE, stdout=sink, stderr=subprocess.STDOUT,
+                [sys.executable, "-m", "distressbench.build.dbt_process", str(settings.PROJECT_ROOT)],
+                cwd=settings.PROJECT_ROOT, env=env, stdin=subprocess.PIPE, stdout=sink, stderr=subprocess.STDOUT,
             )
         return cls(process, console)
 
@@ -144,7 +144,7 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
     before the marker existed, is dropped, and dbt parses the project in full once."""
     target_dir.mkdir(parents=True, exist_ok=True)
     marker = target_dir / PROJECT_MARKER
-    folder = str(paths.PROJECT_ROOT)
+    folder = str(settings.PROJECT_ROOT)
     try:
         saved_here = marker.read_text(encoding="utf-8") == folder
     except OSError:
@@ -171,8 +171,8 @@ def main(project: str) -> int:
         print(f"Completed with an error: dbt could not parse the project: {parsed.exception}", flush=True)
         return 1
     # the bootstrap models' imports (numpy, pandas), also paid while the gate runs
-    import distressbench.bootstrap
-    import distressbench.calibration_bootstrap  # noqa: F401
+    import distressbench.stats.bootstrap
+    import distressbench.stats.calibration  # noqa: F401
 
     batched = one_query_tests(parsed.result)
     excluded = [*(f"tag:{tag}" for tag in LEFT_OUT_TAGS), *(node.name for node in batched)]

@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from distressbench import contract, paths, staging
-from distressbench.gate_files import check_manifest, check_schemas
-from distressbench.gate_types import CheckResult, GateReport, Recorder, listing, quote
+from distressbench import settings
+from distressbench.gate import staging
+from distressbench.gate.files import check_manifest, check_schemas
+from distressbench.gate.results import CheckResult, GateReport, Recorder, listing, quote
+from distressbench.release import contract
 
 if TYPE_CHECKING:
-    from distressbench.gate_gx import GxRunner
+    from distressbench.gate.gx import GxRunner
 
 __all__ = ["CheckResult", "GateReport", "Recorder", "listing", "quote", "run_gate"]
 
@@ -56,7 +58,7 @@ def gx_runner_in_background() -> Callable[[], GxRunner]:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            from distressbench.gate_gx import GxRunner
+            from distressbench.gate.gx import GxRunner
 
             outcome["runner"] = GxRunner.shared()
         except BaseException as error:  # handed to the caller, which raises it
@@ -117,7 +119,7 @@ def run_gate(
 ) -> GateReport:
     """Check a release folder against the contract; print one line per check; write the JSON report.
 
-    The staging layer (distressbench.staging) is built in memory, or into `database` (the
+    The staging layer (distressbench.gate.staging) is built in memory, or into `database` (the
     build's unpublished warehouse file), and the value checks run on what was built there."""
     started = time.perf_counter()
     runner = gx_runner_in_background()  # GX's import and set-up overlap the file checks and staging
@@ -127,7 +129,7 @@ def run_gate(
     valid_tables = check_schemas(release_dir, recorder)
     with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
         config = {
-            "memory_limit": paths.memory_limit(),
+            "memory_limit": settings.memory_limit(),
             "temp_directory": str(Path(tmp) / "spill"),
             "preserve_insertion_order": False,
         }
@@ -138,7 +140,7 @@ def run_gate(
             manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
             unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, manifest_ok, recorder)
             gx_runner = runner()  # first: gate_values imports GX too, and needs its import to have ended
-            from distressbench.gate_values import check_values
+            from distressbench.gate.values import check_values
 
             check_values(con, release_dir, valid_tables, recorder, gx_runner, unreadable)
             if database is not None:

@@ -11,7 +11,7 @@ import html
 
 import duckdb
 
-from distressbench.tables import INTERVAL_LEVEL, Column, TableSpec, load_tables, to_html
+from distressbench.outputs.tables import INTERVAL_LEVEL, Column, TableSpec, load_tables, to_html
 
 CHANGE_TABLES: tuple[TableSpec, ...] = (
     TableSpec(

@@ -20,7 +20,7 @@ from typing import TextIO
 
 import duckdb
 
-from distressbench.warehouse import WarehouseMissing, connect_read_only
+from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only
 
 WIDTH = 80
 INDENT = "    "

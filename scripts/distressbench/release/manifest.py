@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from distressbench import contract
+from distressbench.release import contract
 
 _CHUNK = 1 << 20
 

@@ -12,9 +12,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench import contract
-from distressbench.gate_types import Recorder, listing, quote
-from distressbench.manifest import file_kind, parquet_rows, read_manifest, sha256_of
+from distressbench.gate.results import Recorder, listing, quote
+from distressbench.release import contract
+from distressbench.release.manifest import file_kind, parquet_rows, read_manifest, sha256_of
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}

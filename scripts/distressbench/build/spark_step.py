@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from distressbench import paths
+from distressbench import settings
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def run_python_model(spark: Any, manifest: Any, node: Any) -> int:
         for d in node.depends_on.nodes
         if d in manifest.nodes
     }
-    path = paths.PROJECT_ROOT / Path(node.original_file_path)
+    path = settings.PROJECT_ROOT / Path(node.original_file_path)
     specification = importlib.util.spec_from_file_location(node.name, path)
     if specification is None or specification.loader is None:
         raise RuntimeError(f"cannot load the Python model {node.original_file_path}")

@@ -1,7 +1,7 @@
 """Task-bootstrap percentile intervals for the judge calibration (agreement, kappa, F1).
 
 Method
-- Resample b's task counts are the leaderboard bootstrap's (distressbench.bootstrap): the
+- Resample b's task counts are the leaderboard bootstrap's (distressbench.stats.bootstrap): the
   build's run_bootstrap hands each chunk of counts it draws (over ALL tasks of the release
   sorted by task_id, code-point order) to CalibrationResamples.add. So resample b of the
   calibration and resample b of the leaderboard reweight the same tasks (a joint
@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from distressbench.bootstrap import codes_in
+from distressbench.stats.bootstrap import codes_in
 
 PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
 STATISTICS = ("agreement", "kappa", "f1")  # in the order _statistics returns them

@@ -1,12 +1,12 @@
 """`distressbench report`: one self-contained HTML file with every paper table and figure.
 
 The file needs no network: figures are matplotlib SVGs embedded as base64 data URIs, the
-stylesheet is inline, there are no scripts. Tables come from `distressbench.tables` (the
-same formatted values as `distressbench tables`), figures from `distressbench.figures`
+stylesheet is inline, there are no scripts. Tables come from `distressbench.outputs.tables` (the
+same formatted values as `distressbench tables`), figures from `distressbench.outputs.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
 printed digit. A section may add a `body` rendered from the warehouse and a `heading` read
-from it (the Changes section: `distressbench.report_changes`; the Cases section:
-`distressbench.report_cases`).
+from it (the Changes section: `distressbench.outputs.report_changes`; the Cases section:
+`distressbench.outputs.report_cases`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from pathlib import Path
 
 import duckdb
 
-from distressbench import figures
-from distressbench.report_cases import cases_section
-from distressbench.report_changes import changes_section, changes_title
-from distressbench.tables import FLOOR_MARK, INTERVAL_LEVEL, Table, html_id, load_tables, to_html
-from distressbench.warehouse import connect_read_only
+from distressbench.outputs import figures
+from distressbench.outputs.report_cases import cases_section
+from distressbench.outputs.report_changes import changes_section, changes_title
+from distressbench.outputs.tables import FLOOR_MARK, INTERVAL_LEVEL, Table, html_id, load_tables, to_html
+from distressbench.outputs.warehouse import connect_read_only
 
 UNKNOWN = "unknown"
 

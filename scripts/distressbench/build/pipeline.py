@@ -4,14 +4,14 @@ Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
 
 1. prepare -- take the build lock, clear what an earlier build left behind;
 2. gate -- the file checks (manifest, sha256, Arrow schemas), then the staging layer built
-   into the unpublished file `building.duckdb` (distressbench.staging: the staging tables and
+   into the unpublished file `building.duckdb` (distressbench.gate.staging: the staging tables and
    int_judge_labels_aggregated, the one pass over the judge labels) and every value check
    on what was built there (gate_values, Great Expectations over frames DuckDB derives);
 3. publish check -- a release id already published with other content needs --force;
 4. history -- the results of the releases published before are carried into the file;
 5. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
    checked (it never reads the release folder); its process starts before the gate and
-   imports dbt and parses the project while the gate runs (distressbench.dbt_process);
+   imports dbt and parses the project while the gate runs (distressbench.build.dbt_process);
 6. verify -- the manifest is the one read before the gate and every file still has its
    sha256: what is published is what was checked;
 7. audit -- row counts reconcile with the manifest, the publication record is written and
@@ -63,10 +63,10 @@ from typing import Any
 
 import duckdb
 
-from distressbench import contract
-from distressbench.dbt_process import DbtFailed, DbtProcess
-from distressbench.history import carry_forward
-from distressbench.manifest import manifest_sha256, read_manifest, sha256_of
+from distressbench.build.dbt_process import DbtFailed, DbtProcess
+from distressbench.build.history import carry_forward
+from distressbench.release import contract
+from distressbench.release.manifest import manifest_sha256, read_manifest, sha256_of
 
 KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
@@ -233,7 +233,7 @@ def dbt_threads(release_dir: Path) -> int:
 def run_dbt(dbt: DbtProcess) -> None:
     """`dbt build` of the project into the unpublished file, on the staging layer the gate
     built there, without the models the gate built, the unit tests and the tests the gate or
-    an upstream test guarantees (distressbench.dbt_process)."""
+    an upstream test guarantees (distressbench.build.dbt_process)."""
     try:
         dbt.build()
     except DbtFailed as error:
@@ -351,7 +351,7 @@ def print_headline(database: Path) -> None:
     except duckdb.Error as error:
         _say(f"(headline metrics not shown: {error})")
         return
-    from distressbench.tables import INTERVAL_LEVEL
+    from distressbench.outputs.tables import INTERVAL_LEVEL
 
     _say(f"{'metric':<34} {'value':>7} {INTERVAL_LEVEL + ' CI':>17} {'paper':>7} {'diff':>7}")
     for metric, value, low, high, paper in rows:
@@ -371,7 +371,7 @@ def _discard_unpublished(building: Path) -> None:
 def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) -> tuple[Path, bool]:
     """Run every stage; returns the published database file and whether this build
     published it (False: identical content was already published). Raises StageFailed."""
-    from distressbench.gate import run_gate
+    from distressbench.gate.run import run_gate
 
     layout = WarehouseLayout(warehouse.absolute())
     release_dir = release_dir.absolute()
@@ -477,7 +477,7 @@ def _release_folder_above(path: Path) -> Path | None:
 def warehouse_refusal(warehouse: Path) -> str | None:
     """Why `warehouse` cannot be published to, or None. A build may only replace a
     published warehouse of this project or a DuckDB file (kept beside its builds)."""
-    from distressbench.warehouse import is_duckdb_file
+    from distressbench.outputs.warehouse import is_duckdb_file
 
     warehouse = warehouse.absolute()
     layout = WarehouseLayout(warehouse)
@@ -506,7 +506,7 @@ def _published_state(warehouse: Path) -> tuple[str | None, Path | None]:
 
 def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
     """The `distressbench build` command."""
-    from distressbench.gate import gx_runner_in_background
+    from distressbench.gate.run import gx_runner_in_background
 
     gx_runner_in_background()  # Great Expectations' import (~2 s) overlaps everything before the gate
     refusal = warehouse_refusal(warehouse)
@@ -514,7 +514,7 @@ def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> 
         print(f"build: {refusal}", file=sys.stderr)
         return 2
     if release_dir is None:
-        from distressbench.synth import ensure_default_release
+        from distressbench.synth.generate import ensure_default_release
 
         release_dir = ensure_default_release()
     if not release_dir.is_dir():

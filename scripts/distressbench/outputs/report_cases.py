@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from distressbench.show import RubricRow, conversation, one_line, printable, rubric
+from distressbench.outputs.show import RubricRow, conversation, one_line, printable, rubric
 
 EXAMPLES_PER_GROUP = 3
 HARDEST_PER_DIMENSION = 3

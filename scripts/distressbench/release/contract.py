@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from distressbench.paths import SEEDS_DIR
+from distressbench.settings import SEEDS_DIR
 
 BENCHMARK = "DistressBench"
 SCHEMA_VERSION = 1

@@ -34,8 +34,8 @@ from typing import Any
 
 import duckdb
 
-from distressbench import paths
-from distressbench.warehouse import connect_read_only
+from distressbench import settings
+from distressbench.outputs.warehouse import connect_read_only
 
 FORMATS: dict[str, str] = {"csv": "csv", "md": "md", "latex": "tex"}
 REPORTING_SCHEMA = "reporting"
@@ -236,7 +236,7 @@ _MODEL = Column("Model", "text", ("label",))
 # A dimension whose judge misses the calibration floor carries FLOOR_MARK (the dbt var
 # calibration_floor_mark) in its labels; the reporting models put it there
 # (rpt_dimension_columns.floor_mark), the captions explain it.
-FLOOR_MARK: str = paths.dbt_var("calibration_floor_mark")
+FLOOR_MARK: str = settings.dbt_var("calibration_floor_mark")
 _FLOOR_NOTE = (
     f" {FLOOR_MARK}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
     "below the floor, or too few calibrated pairs; table J1), so its scores rest on a judge not shown to be "
@@ -252,7 +252,7 @@ def interval_level(alpha: float) -> str:
 
 # The level of every bootstrap interval the tables, report and figures show: 1 - the dbt var
 # bootstrap_alpha, the alpha the bootstrap models were built with.
-INTERVAL_LEVEL: str = interval_level(paths.dbt_var("bootstrap_alpha"))
+INTERVAL_LEVEL: str = interval_level(settings.dbt_var("bootstrap_alpha"))
 
 T1 = TableSpec(
     key="T1",
@@ -433,8 +433,8 @@ J1 = TableSpec(
         "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
         f"clinician ties dropped): Cohen's κ, agreement and F1 (%) with {INTERVAL_LEVEL} bootstrap intervals (tasks "
         "resampled); a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, "
-        f"{paths.dbt_var('calibration_kappa_floor')} by default) on at least calibration_min_pairs "
-        f"({paths.dbt_var('calibration_min_pairs')}) pairs. Against itself (reply × criterion pairs of "
+        f"{settings.dbt_var('calibration_kappa_floor')} by default) on at least calibration_min_pairs "
+        f"({settings.dbt_var('calibration_min_pairs')}) pairs. Against itself (reply × criterion pairs of "
         "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
         "tied (decided by the tie rule), the observed agreement between labels of a pair (%) and "
         "Krippendorff's α (nominal; — when undefined)."

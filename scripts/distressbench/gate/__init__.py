@@ -1,0 +1,1 @@
+"""The gate: refuse a release that breaks the contract (manifest and files, schemas, values)."""

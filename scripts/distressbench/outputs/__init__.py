@@ -1,0 +1,1 @@
+"""What analysts read: read-only warehouse access, the paper tables, figures, report and `show`."""

@@ -1,0 +1,1 @@
+"""Calibrated synthetic releases that follow the contract."""
