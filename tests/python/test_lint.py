@@ -1,6 +1,7 @@
 """The committed lint configurations hold for the whole tree: sqlfluff (.sqlfluff: dbt
 templater, DuckDB dialect, the house SQL style) over the models, macros and data tests, and
-ruff ([tool.ruff] in pyproject.toml) over the Python. Any finding fails the test."""
+ruff ([tool.ruff] in pyproject.toml) over the Python, and import-linter ([tool.importlinter])
+over the package's layers. Any finding fails the test."""
 
 from __future__ import annotations
 
@@ -46,3 +47,11 @@ def test_ruff_finds_nothing() -> None:
     result = _run([str(BIN / "ruff"), "check", "--no-cache", "."])
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "All checks passed" in result.stdout
+
+
+def test_layers_point_down() -> None:
+    # lint-imports reads the contracts of [tool.importlinter] in pyproject.toml
+    env = {**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT / "scripts")}
+    result = _run([str(BIN / "lint-imports"), "--no-cache"], env)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
