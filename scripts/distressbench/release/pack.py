@@ -19,6 +19,7 @@ into place; a refused one leaves nothing behind.
 from __future__ import annotations
 
 import csv
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -138,7 +139,23 @@ def read_source(source: Source) -> pa.Table:
         )
     # JSON Lines: the contract's string columns are read as strings (never inferred as dates)
     strings = [f for f in contract.SCHEMAS[source.table] if pa.types.is_string(f.type)]
-    return pa_json.read_json(source.path, parse_options=pa_json.ParseOptions(explicit_schema=pa.schema(strings)))
+    data = pa_json.read_json(source.path, parse_options=pa_json.ParseOptions(explicit_schema=pa.schema(strings)))
+    # a declared column no row names comes back all null: it is missing, not null
+    all_null = {f.name for f in strings if data[f.name].null_count == data.num_rows}
+    return data.drop_columns(sorted(all_null - _keys_named(source.path, all_null))) if all_null else data
+
+
+def _keys_named(path: Path, names: set[str]) -> set[str]:
+    """Which of `names` some row of a JSON Lines file names."""
+    named: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                named |= names & set(row) if isinstance(row, dict) else set()
+                if named == names:
+                    break
+    return named
 
 
 def _shown(value: object) -> str:
@@ -283,7 +300,7 @@ def pack(src_dir: Path, out_dir: Path, *, release_id: str | None = None, synthet
     for table, source in find_sources(src_dir, rec).items():
         try:
             data = read_source(source)
-        except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
+        except (OSError, pa.ArrowException, ValueError) as error:  # ValueError: bad UTF-8 or JSON
             shown = " ".join(str(error).split())[:300]
             rec.failed("source_readable", "schema", table, None, 1, [quote(source.name)],
                        f"{source.name} cannot be read as {source.kind}: {shown}")
