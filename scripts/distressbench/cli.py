@@ -1,4 +1,4 @@
-"""The `distressbench` command: synth, gate, build, submit, sql, tables, report, show.
+"""The `distressbench` command: synth, gate, build, submit, pack, sql, tables, report, show.
 
 Every sub-command reports a problem as one line on stderr and an exit code (2: bad
 arguments or paths; 1: the work itself failed), never a traceback; set
@@ -89,6 +89,12 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_pack(args: argparse.Namespace) -> int:
+    from distressbench.release.pack import pack_command
+
+    return pack_command(Path(args.src_dir), Path(args.out), args.release, args.synthetic)
+
+
 def _cmd_sql(args: argparse.Namespace) -> int:
     from distressbench.outputs.warehouse import print_query
 
@@ -164,6 +170,13 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--out", required=True, help="the new release folder (must not exist)")
     submit.add_argument("--release", help="the new release id (default: <base id>-plus-<8 hex of the submission>)")
     submit.set_defaults(func=_cmd_submit)
+
+    pack = sub.add_parser("pack", help="write a folder of tables (CSV, JSON Lines, Parquet) as a release")
+    pack.add_argument("src_dir", help="<table>.csv, .jsonl, .parquet or <table>/ of Parquet part files, per table")
+    pack.add_argument("--out", required=True, help="the new release folder (must not exist)")
+    pack.add_argument("--release", help="the release id (default: the --out folder's name)")
+    pack.add_argument("--synthetic", action="store_true", help="mark the release as a generated stand-in")
+    pack.set_defaults(func=_cmd_pack)
 
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
     sql.add_argument("query")

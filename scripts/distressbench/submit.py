@@ -19,11 +19,8 @@ tables it does not touch are copied byte for byte.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -283,23 +280,11 @@ def _concatenate(sources: list[Path], table: str, out: Path) -> int:
     return rows
 
 
-@contextmanager
-def _staging_folder(out_dir: Path) -> Iterator[Path]:
-    """A temporary folder beside out_dir, renamed to out_dir on success, removed on failure."""
-    staging = folders.make_beside(out_dir)
-    try:
-        yield staging
-        os.rename(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-
-
 def write_derived(base_dir: Path, submission_dir: Path, out_dir: Path, release_id: str) -> dict[str, int]:
     """Write the derived release (base rows, then submission rows) and its manifest; returns rows per table."""
     base_manifest = read_manifest(base_dir)
     rows: dict[str, int] = {}
-    with _staging_folder(out_dir) as staging:
+    with folders.written_beside(out_dir) as staging:
         for table, base_path in contract.release_files(base_dir).items():
             out = staging / contract.file_name(table)
             extra = submission_dir / contract.file_name(table)

@@ -317,7 +317,7 @@ def verify_release_unchanged(release_dir: Path, manifest_digest: str) -> None:
     files = read_manifest(release_dir)["files"]
     with ThreadPoolExecutor(max_workers=2) as pool:
         digests = dict(zip(files, pool.map(lambda name: sha256_of(release_dir / name), files), strict=True))
-    changed = [name for name, entry in files.items() if digests[name] != entry["sha256"]]
+    changed = [name for name, entry in files.items() if digests[name] != entry["sha256"].lower()]
     if changed:
         raise StageFailed(
             "verify",

@@ -1,4 +1,9 @@
-"""Gate stages 1 and 2: the manifest, the file set, and each table's Arrow schema."""
+"""Gate stages 1 and 2: the manifest, the file set, and each table's schema.
+
+A column's type is read from the Parquet schema (physical and logical type), not from the
+Arrow schema a writer may embed: a string column is a string however it was written (Arrow
+string, large_string, string_view or dictionary-encoded), and the same bytes get the same
+verdict with or without the embedded schema."""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from distressbench.gate.results import Recorder, listing, quote
 from distressbench.release import contract
 from distressbench.release.manifest import file_kind, parquet_rows, read_manifest, sha256_of
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")  # either case, as `sha256sum --check` reads it
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
 _MANIFEST_CHECKS = (
     "manifest_benchmark",
@@ -79,10 +84,11 @@ def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
         listed = _check_listing(manifest, rec)
 
     irregular = _check_regular(release_dir, rec)
+    outside = _check_inside(release_dir, rec)
     _check_present(release_dir, listed, irregular, rec)
     if listed is not None:
         _check_unlisted(release_dir, listed, rec)
-        _check_files(release_dir, listed, rec)
+        _check_files(release_dir, listed, outside, rec)
     return release_id
 
 
@@ -163,7 +169,7 @@ def _check_derived_from(manifest: dict[str, Any], rec: Recorder) -> None:
             problems.append(f"release is {repr_json(value.get('release'))[:80]}, not {_RELEASE_ID_RULE}")
         sha = value.get("manifest_sha256")
         if not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
-            problems.append(f"manifest_sha256 is {repr_json(sha)[:80]}, not 64 lowercase hex digits")
+            problems.append(f"manifest_sha256 is {repr_json(sha)[:80]}, not 64 hex digits")
     if problems:
         rec.failed("manifest_derived_from", "manifest", None, "derived_from", len(problems), problems,
                    "derived_from must be {\"release\": <base release id>, \"manifest_sha256\": <64 hex digits>}: "
@@ -204,7 +210,7 @@ def _check_listing(manifest: dict[str, Any], rec: Recorder) -> dict[str, Any] | 
             continue
         sha, rows = entry.get("sha256"), entry.get("rows")
         if not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
-            problems.append(f"{quote(name)} (sha256 is not 64 lowercase hex digits)")
+            problems.append(f"{quote(name)} (sha256 is not 64 hex digits)")
         if not (_is_int(rows) and rows >= 0):
             problems.append(f"{quote(name)} (rows is not a non-negative integer)")
     if problems:
@@ -231,6 +237,26 @@ def _check_regular(release_dir: Path, rec: Recorder) -> set[str]:
                f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
                f"and will not be opened: {listing(examples, len(examples))}")
     return set(irregular)
+
+
+def leads_outside(release_dir: Path, name: str) -> bool:
+    """Whether release_dir/name is a symlink whose target lies outside the release folder."""
+    path = release_dir / name
+    return path.is_symlink() and not path.resolve().is_relative_to(release_dir.resolve())
+
+
+def _check_inside(release_dir: Path, rec: Recorder) -> set[str]:
+    """files_inside: no contract file name is a symlink that leads out of the release folder
+    (a release's files lie inside it). Returns the names that do; nothing reads them."""
+    outside = sorted(n for n in [contract.MANIFEST, *_CONTRACT_FILES] if leads_outside(release_dir, n))
+    if not outside:
+        rec.passed("files_inside", "manifest")
+        return set()
+    examples = [quote(name) for name in outside]
+    rec.failed("files_inside", "manifest", None, None, len(outside), examples,
+               f"{len(outside)} release file{'s are symlinks' if len(outside) != 1 else ' is a symlink'} to a file "
+               f"outside the release folder and will not be read: {listing(examples, len(outside))}")
+    return set(outside)
 
 
 def _check_present(release_dir: Path, listed: dict[str, Any] | None, irregular: set[str], rec: Recorder) -> None:
@@ -270,10 +296,11 @@ def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) ->
     )
 
 
-def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
-    """file_sha256 and file_rows, per listed contract file that is present and well described."""
+def _check_files(release_dir: Path, listed: dict[str, Any], outside: set[str], rec: Recorder) -> None:
+    """file_sha256 and file_rows, per listed contract file that is present, inside the folder
+    and well described."""
     for name, entry in listed.items():
-        if name not in _CONTRACT_FILES or not isinstance(entry, dict):
+        if name not in _CONTRACT_FILES or not isinstance(entry, dict) or name in outside:
             continue
         table, path = _CONTRACT_FILES[name], release_dir / name
         if not path.is_file():
@@ -281,7 +308,7 @@ def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> No
         expected_sha = entry.get("sha256")
         if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
             actual = sha256_of(path)
-            if actual == expected_sha:
+            if actual == expected_sha.lower():
                 rec.passed("file_sha256", "manifest", table)
             else:
                 rec.failed("file_sha256", "manifest", table, None, 1, [name],
@@ -301,24 +328,86 @@ def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> No
 
 
 def check_schemas(release_dir: Path, rec: Recorder) -> dict[str, Path]:
-    """Stage 2: table -> path for every present table whose Arrow schema is exactly the contract's."""
+    """Stage 2: table -> path for every present table (inside the folder) whose columns are
+    exactly the contract's, each of the contract's logical type."""
     valid: dict[str, Path] = {}
     for table, path in contract.release_files(release_dir).items():
+        if leads_outside(release_dir, path.name):
+            continue  # reported by files_inside
         try:
-            schema = pq.read_schema(path)
+            columns = parquet_columns(path)
         except (OSError, pa.ArrowException) as error:
             rec.failed("parquet_readable", "schema", table, None, 1, [path.name],
                        f"{path.name} is not a readable Parquet file (truncated or corrupt?): {error}")
             continue
         rec.passed("parquet_readable", "schema", table)
-        if _check_schema(table, schema, rec):
+        if _check_schema(table, columns, rec):
             valid[table] = path
     return valid
 
 
-def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
+# the type a Parquet column without a logical type has, by its physical type
+_PHYSICAL = {
+    "BOOLEAN": "bool",
+    "INT32": "int32",
+    "INT64": "int64",
+    "INT96": "timestamp[ns]",
+    "FLOAT": "float",
+    "DOUBLE": "double",
+    "BYTE_ARRAY": "binary",
+}
+
+
+def _leaves(arrow_type: pa.DataType) -> int:
+    """How many Parquet leaf columns a top-level field of this Arrow type is stored as."""
+    if pa.types.is_struct(arrow_type):
+        return sum(_leaves(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
+    if pa.types.is_map(arrow_type):
+        return _leaves(arrow_type.key_type) + _leaves(arrow_type.item_type)
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type):
+        return _leaves(arrow_type.value_type)
+    if pa.types.is_list_view(arrow_type) or pa.types.is_large_list_view(arrow_type):
+        return _leaves(arrow_type.value_type)
+    return 1
+
+
+def _logical_type(column: pq.ColumnSchema) -> str:
+    """A flat column's type as its Parquet schema gives it, named as Arrow names it: 'string'
+    for any UTF-8 byte array, 'int32', 'int64', 'double', 'bool', 'binary', 'date', ..."""
+    logical = json.loads(column.logical_type.to_json())
+    kind = logical.get("Type", "None")
+    if kind == "String" or column.converted_type == "UTF8":
+        return "string"
+    if kind == "Int":
+        return f"{'' if logical.get('isSigned', True) else 'u'}int{logical.get('bitWidth', '')}"
+    if kind == "None":
+        if column.physical_type == "FIXED_LEN_BYTE_ARRAY":
+            return f"fixed_size_binary[{column.length}]"
+        return _PHYSICAL.get(column.physical_type, column.physical_type.lower())
+    return str(kind).lower()
+
+
+def parquet_columns(path: Path) -> list[tuple[str, str]]:
+    """(name, type) of each top-level column of a Parquet file, the type decided by the Parquet
+    schema alone (the embedded Arrow schema is used only to group the leaves of a nested column,
+    whose type is then shown as Arrow's)."""
+    parquet_file = pq.ParquetFile(path)
+    leaves, arrow = parquet_file.schema, parquet_file.schema_arrow
+    columns: list[tuple[str, str]] = []
+    leaf = 0
+    for field in arrow:
+        count = _leaves(field.type)
+        column = leaves.column(leaf)
+        flat = count == 1 and column.max_repetition_level == 0 and column.max_definition_level <= 1
+        columns.append((field.name, _logical_type(column) if flat else str(field.type)))
+        leaf += count
+    return columns
+
+
+def _check_schema(table: str, columns: list[tuple[str, str]], rec: Recorder) -> bool:
     expected = contract.SCHEMAS[table]
-    names = list(schema.names)
+    names = [name for name, _ in columns]
+    found = dict(columns)
     missing = [n for n in expected.names if n not in names]
     extra = [n for n in names if n not in expected.names]
     doubled = sorted({n for n in names if names.count(n) > 1})
@@ -339,9 +428,9 @@ def _check_schema(table: str, schema: pa.Schema, rec: Recorder) -> bool:
     else:
         rec.passed("schema_columns", "schema", table)
     wrong = [
-        (n, schema.field(n).type, expected.field(n).type)
+        (n, found[n], str(expected.field(n).type))
         for n in expected.names
-        if n in names and n not in doubled and not schema.field(n).type.equals(expected.field(n).type)
+        if n in names and n not in doubled and found[n] != str(expected.field(n).type)
     ]
     if wrong:
         examples = [f"{n} is {actual}, expected {want}" for n, actual, want in wrong]

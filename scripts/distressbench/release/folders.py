@@ -7,7 +7,7 @@ for the same destination on the same host removes those whose process has ended 
 process is still writing its own). It never removes a folder of another destination whose
 name merely starts the same way, nor one made on another host: on a folder two machines
 share, a process id says nothing about the other machine's processes. Used by `submit` (the
-derived release) and by the embedded default release's writer.
+derived release), `pack` and the embedded default release's writer.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import re
 import secrets
 import shutil
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SUFFIX = ".partial"
@@ -33,6 +35,19 @@ def make_beside(destination: Path) -> Path:
     folder = destination.parent / f".{destination.name}.{HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
     folder.mkdir()
     return folder
+
+
+@contextmanager
+def written_beside(destination: Path) -> Iterator[Path]:
+    """A new folder beside `destination` to write into, renamed to `destination` when the
+    block ends, removed when it raises."""
+    folder = make_beside(destination)
+    try:
+        yield folder
+        os.rename(folder, destination)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def _remove_abandoned(destination: Path) -> None:

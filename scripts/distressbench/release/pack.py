@@ -1,0 +1,340 @@
+"""`distressbench pack`: a folder of tables as CSV, JSON Lines or Parquet, written as a release.
+
+The source folder holds one source per table of the contract: `<table>.csv`,
+`<table>.jsonl` (or `.ndjson`), `<table>.parquet`, or a folder `<table>/` of Parquet part
+files (a Spark or DuckDB output folder; files whose names start with `.` or `_` are left
+out). Each table is brought to the contract's Arrow types, value by value: a string column
+may come in any string encoding; an int32 column from any integer or floating type, or from
+CSV text, as long as every value is a whole number in int32's range; a bool column from
+bool, or from CSV text `true`/`false` (any case). In CSV, an empty int32 or bool field is a
+null; an empty string field is the empty string. Anything else is refused as the gate
+refuses it, naming the table, the column, the expected and found type, how many values and
+example keys -- a value is never silently changed.
+
+The tables are written into a temporary folder beside the output folder with a manifest
+(sha256, rows, created_at), the gate is run on it, and only a release that passes is renamed
+into place; a refused one leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+import pyarrow.json as pa_json
+import pyarrow.parquet as pq
+
+from distressbench.gate.files import safe_release_id
+from distressbench.gate.results import CheckResult, Recorder, listing, quote
+from distressbench.release import contract, folders
+from distressbench.release.manifest import write_manifest
+
+TABLES = contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES
+SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+# the columns that name a row in an example, per table
+KEYS: dict[str, tuple[str, ...]] = {
+    "tasks": ("task_id",),
+    "turns": ("task_id", "turn_index"),
+    "criteria": ("criterion_id",),
+    "models": ("model_id",),
+    "responses": ("response_id",),
+    "judge_labels": ("response_id", "criterion_id", "judge_id", "sample_index"),
+    "calibration_labels": ("response_id", "criterion_id", "annotator_id"),
+    "redteam_transcripts": ("transcript_id", "turn_index"),
+}
+EXAMPLES = 5
+SHOWN = 40  # characters of a value or key shown in a message
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+COMPRESSION = "zstd"
+
+
+class PackRefused(Exception):
+    """A source table (or the release made of them) breaks a check; nothing was written."""
+
+    def __init__(self, failures: list[CheckResult]) -> None:
+        super().__init__(f"pack refused: {len(failures)} check(s) failed")
+        self.failures = failures
+
+
+@dataclass(frozen=True)
+class Source:
+    table: str
+    path: Path
+    kind: str  # csv, jsonl, parquet (a file) or parts (a folder of Parquet part files)
+
+    @property
+    def name(self) -> str:
+        return self.path.name + ("/" if self.kind == "parts" else "")
+
+
+@dataclass(frozen=True)
+class Packed:
+    out_dir: Path
+    release_id: str
+    rows: dict[str, int]
+    seconds: float
+
+
+def _parts(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.parquet") if p.is_file() and not p.name.startswith((".", "_")))
+
+
+def find_sources(src_dir: Path, rec: Recorder) -> dict[str, Source]:
+    """table -> its source; every required table present, none given twice, no unknown table."""
+    found: dict[str, list[Source]] = {}
+    unknown: list[str] = []
+    for entry in sorted(src_dir.iterdir()):
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.is_dir() and _parts(entry):
+            source = Source(entry.name, entry, "parts")
+        elif entry.is_file() and entry.suffix.lower() in SUFFIXES:
+            source = Source(entry.stem, entry, SUFFIXES[entry.suffix.lower()])
+        else:
+            continue
+        if source.table in TABLES:
+            found.setdefault(source.table, []).append(source)
+        else:
+            unknown.append(quote(source.name))
+    problems = [f"{t} (required, no source)" for t in contract.REQUIRED_TABLES if t not in found]
+    problems += [
+        f"{t} (given {len(s)} times: {', '.join(quote(x.name) for x in s)})" for t, s in found.items() if len(s) > 1
+    ]
+    problems += [f"{name} (not a table of the contract)" for name in unknown]
+    if problems:
+        rec.failed("pack_sources", "files", None, None, len(problems), problems[:EXAMPLES],
+                   f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the source tables in {src_dir} "
+                   f"(one <table>.csv, .jsonl, .parquet or <table>/ of part files each; tables: {', '.join(TABLES)}): "
+                   f"{listing(problems[:EXAMPLES], len(problems))}")
+    else:
+        rec.passed("pack_sources", "files")
+    return {table: sources[0] for table, sources in found.items() if len(sources) == 1}
+
+
+def read_source(source: Source) -> pa.Table:
+    """The source's rows with the types its writer gave them (CSV: every column as text)."""
+    if source.kind == "parquet":
+        return pq.read_table(source.path)
+    if source.kind == "parts":
+        return pa.concat_tables([pq.read_table(p) for p in _parts(source.path)], promote_options="permissive")
+    if source.kind == "csv":
+        with source.path.open(newline="", encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle), [])
+        return pa_csv.read_csv(
+            source.path,
+            parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in header},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    # JSON Lines: the contract's string columns are read as strings (never inferred as dates)
+    strings = [f for f in contract.SCHEMAS[source.table] if pa.types.is_string(f.type)]
+    data = pa_json.read_json(source.path, parse_options=pa_json.ParseOptions(explicit_schema=pa.schema(strings)))
+    # a declared column no row names comes back all null: it is missing, not null
+    all_null = {f.name for f in strings if data[f.name].null_count == data.num_rows}
+    return data.drop_columns(sorted(all_null - _keys_named(source.path, all_null))) if all_null else data
+
+
+def _keys_named(path: Path, names: set[str]) -> set[str]:
+    """Which of `names` some row of a JSON Lines file names."""
+    named: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                named |= names & set(row) if isinstance(row, dict) else set()
+                if named == names:
+                    break
+    return named
+
+
+def _shown(value: object) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return quote(text[:SHOWN] + ("..." if len(text) > SHOWN else ""))
+
+
+def _examples(table: str, data: pa.Table, column: str, rows: list[int]) -> list[str]:
+    """'<value> (row <i>, <key>)' for each row, the key from the table's key columns present."""
+    keys = [k for k in KEYS[table] if k in data.column_names and k != column]
+    shown = []
+    for row in rows:
+        parts = [f"row {row}"]
+        for key in keys:
+            value = data[key][row].as_py()
+            parts.append(f"{key} {'null' if value is None else _shown(value)}")
+        shown.append(f"{_shown(data[column][row].as_py())} ({', '.join(parts)})")
+    return shown
+
+
+def _is_text(arrow_type: pa.DataType) -> bool:
+    if pa.types.is_dictionary(arrow_type):
+        return _is_text(arrow_type.value_type)
+    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_string_view(
+        arrow_type
+    )
+
+
+Converted = tuple[pa.ChunkedArray, pa.ChunkedArray | None]  # the column, a mask of the values that do not fit
+
+
+def _as_string(column: pa.ChunkedArray, from_text: bool) -> Converted | None:
+    if _is_text(column.type):
+        return pc.cast(column, pa.string()), None
+    return None
+
+
+def _as_int32(column: pa.ChunkedArray, from_text: bool) -> Converted | None:
+    """Integer and floating columns (and CSV text) whose values are whole numbers in int32's range."""
+    kind = column.type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        wide = pc.cast(column, pa.float64())
+        unfit = pc.or_kleene(pc.less(wide, INT32_MIN), pc.greater(wide, INT32_MAX))
+        if pa.types.is_floating(kind):
+            unfit = pc.or_kleene(unfit, pc.invert(pc.equal(pc.floor(wide), wide)))  # NaN, infinities, fractions
+        unfit = pc.fill_null(unfit, False)
+        kept = pc.if_else(unfit, None, wide if pa.types.is_floating(kind) else column)
+        return pc.cast(kept, pa.int32()), unfit
+    if from_text and _is_text(kind):
+        text = pc.utf8_trim_whitespace(pc.cast(column, pa.string()))
+        empty = pc.equal(text, "")
+        whole = pc.match_substring_regex(text, r"^[+-]?[0-9]{1,10}$")
+        wide = pc.cast(pc.if_else(whole, text, None), pa.int64())
+        out_of_range = pc.fill_null(pc.or_kleene(pc.less(wide, INT32_MIN), pc.greater(wide, INT32_MAX)), False)
+        unfit = pc.or_(pc.and_(pc.invert(whole), pc.invert(empty)), out_of_range)
+        return pc.cast(pc.if_else(unfit, None, wide), pa.int32()), unfit
+    return None
+
+
+def _as_bool(column: pa.ChunkedArray, from_text: bool) -> Converted | None:
+    """Bool columns, and CSV text true/false in any case."""
+    if pa.types.is_boolean(column.type):
+        return column, None
+    if from_text and _is_text(column.type):
+        text = pc.utf8_lower(pc.utf8_trim_whitespace(pc.cast(column, pa.string())))
+        known = pc.is_in(text, pa.array(["true", "false", ""]))
+        return pc.if_else(pc.equal(text, ""), None, pc.equal(text, "true")), pc.invert(known)
+    return None
+
+
+_CONVERTERS = {"string": _as_string, "int32": _as_int32, "bool": _as_bool}
+
+
+def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
+    """The source's rows in the contract's schema, or None (each problem recorded) when a
+    column is missing, extra or repeated, of a type that cannot hold the contract's, or holds
+    a value that does not fit."""
+    table, schema = source.table, contract.SCHEMAS[source.table]
+    names = data.column_names
+    missing = [n for n in schema.names if n not in names]
+    extra = [n for n in names if n not in schema.names]
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    if missing or extra or doubled:
+        examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra]
+        examples += [f"{n} (repeated)" for n in doubled]
+        rec.failed("schema_columns", "schema", table, ", ".join(missing + extra + doubled), len(examples), examples,
+                   f"{source.name} has {listing(examples, len(examples))}; "
+                   f"the contract's columns of {table} are {', '.join(schema.names)}")
+        return None
+    rec.passed("schema_columns", "schema", table)
+    from_text = source.kind == "csv"
+    columns: list[pa.ChunkedArray] = []
+    wrong: list[str] = []
+    fits = True
+    for field in schema:
+        found = data[field.name]
+        converted = (
+            (pa.chunked_array([pa.nulls(len(found), field.type)]), None)
+            if pa.types.is_null(found.type)
+            else _CONVERTERS[str(field.type)](found, from_text)
+        )
+        if converted is None:
+            wrong.append(f"{field.name} is {found.type}, expected {field.type}")
+            continue
+        column, unfit = converted
+        rows = [] if unfit is None else pc.indices_nonzero(pa.chunked_array([unfit]).combine_chunks()
+                                                           if isinstance(unfit, pa.Array) else unfit).to_pylist()
+        if rows:
+            fits = False
+            examples = _examples(table, data, field.name, rows[:EXAMPLES])
+            rec.failed("value_fits_type", "schema", table, field.name, len(rows), examples,
+                       f"{len(rows)} value{'s' if len(rows) != 1 else ''} of {table}.{field.name} in {source.name} "
+                       f"{'do' if len(rows) != 1 else 'does'} not fit {field.type} (found {found.type}): "
+                       f"{listing(examples, len(rows))}")
+        columns.append(column)
+    if wrong:
+        rec.failed("schema_types", "schema", table, ", ".join(w.split(" ", 1)[0] for w in wrong), len(wrong), wrong,
+                   f"{source.name} has {len(wrong)} column{'s' if len(wrong) != 1 else ''} of the wrong type: "
+                   f"{'; '.join(wrong)}")
+        return None
+    rec.passed("schema_types", "schema", table)
+    return pa.Table.from_arrays(columns, schema=schema) if fits else None
+
+
+def pack(src_dir: Path, out_dir: Path, *, release_id: str | None = None, synthetic: bool = False) -> Packed:
+    """Check every source table, write the release into a temporary folder beside out_dir,
+    gate it, and rename it into place. Raises PackRefused (nothing written) when a check fails."""
+    from distressbench.gate.run import run_gate
+
+    started = time.perf_counter()
+    rec = Recorder(echo=False)
+    chosen = out_dir.name if release_id is None else release_id
+    if out_dir.exists() or out_dir.is_symlink():
+        rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))],
+                   f"{out_dir} already exists; a release is packed into a new folder")
+    if not safe_release_id(chosen):
+        rec.failed("release_id", "files", None, "release", 1, [_shown(chosen)],
+                   f"release id {_shown(chosen)} (from {'--release' if release_id else 'the --out folder name'}) "
+                   f"must match {contract.RELEASE_ID_PATTERN}, be at most {contract.RELEASE_ID_MAX_LENGTH} "
+                   "characters and not be '.' or '..'")
+    tables: dict[str, pa.Table] = {}
+    for table, source in find_sources(src_dir, rec).items():
+        try:
+            data = read_source(source)
+        except (OSError, pa.ArrowException, ValueError) as error:  # ValueError: bad UTF-8 or JSON
+            shown = " ".join(str(error).split())[:300]
+            rec.failed("source_readable", "schema", table, None, 1, [quote(source.name)],
+                       f"{source.name} cannot be read as {source.kind}: {shown}")
+            continue
+        conformed = conform(source, data, rec)
+        if conformed is not None:
+            tables[table] = conformed
+    failures = [c for c in rec.checks if not c.passed]
+    if failures:
+        raise PackRefused(failures)
+    with folders.written_beside(out_dir) as folder:
+        for table, data in tables.items():
+            pq.write_table(data, folder / contract.file_name(table), compression=COMPRESSION)
+        created_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        write_manifest(folder, chosen, synthetic=synthetic, created_at=created_at)
+        report = run_gate(folder, echo=False)
+        if not report.passed:
+            raise PackRefused(report.failures)
+    return Packed(out_dir, chosen, {t: d.num_rows for t, d in tables.items()}, time.perf_counter() - started)
+
+
+def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic: bool) -> int:
+    """`distressbench pack`: one line per failed check and exit code 1, or the release written."""
+    if not src_dir.is_dir():
+        print(f"pack: no such source folder: {src_dir}", file=sys.stderr)
+        return 2
+    try:
+        done = pack(src_dir, out_dir, release_id=release_id, synthetic=synthetic)
+    except PackRefused as error:
+        for check in error.failures:
+            print(check.line(), flush=True)
+        print(f"pack: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
+        return 1
+    rows = ", ".join(f"{t} {n}" for t, n in done.rows.items())
+    print(f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); "
+          f"build it with `distressbench build {done.out_dir}`")
+    return 0
