@@ -90,7 +90,7 @@ def _cmd_submit(args: argparse.Namespace) -> int:
 
 
 def _cmd_pack(args: argparse.Namespace) -> int:
-    from distressbench.release.pack import pack_command
+    from distressbench.pack import pack_command
 
     return pack_command(Path(args.src_dir), Path(args.out), args.release, args.synthetic)
 

@@ -21,9 +21,9 @@ import pytest
 
 from distressbench import cli
 from distressbench.gate.run import run_gate
+from distressbench.pack import PackRefused, pack
 from distressbench.release import contract
 from distressbench.release.manifest import read_manifest
-from distressbench.release.pack import PackRefused, pack
 from release_factory import build_tables
 
 Writer = Callable[[str, pa.Table, Path], None]
