@@ -1,4 +1,4 @@
-"""The `distressbench` command: synth, gate, build, submit, sql, tables, report, show.
+"""The `distressbench` command: synth, gate, build, submit, import-inspect, sql, tables, report, show.
 
 Every sub-command reports a problem as one line on stderr and an exit code (2: bad
 arguments or paths; 1: the work itself failed), never a traceback; set
@@ -89,6 +89,12 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import_inspect(args: argparse.Namespace) -> int:
+    from distressbench.evals.command import import_inspect_command
+
+    return import_inspect_command(args.logs, args.base, args.out, args.epoch)
+
+
 def _cmd_sql(args: argparse.Namespace) -> int:
     from distressbench.outputs.warehouse import print_query
 
@@ -164,6 +170,14 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--out", required=True, help="the new release folder (must not exist)")
     submit.add_argument("--release", help="the new release id (default: <base id>-plus-<8 hex of the submission>)")
     submit.set_defaults(func=_cmd_submit)
+
+    inspect = sub.add_parser("import-inspect", help="turn Inspect AI logs of crisis_support into a submission folder")
+    inspect.add_argument("logs", nargs="+", metavar="LOG", 
+                         help=".eval logs of `inspect eval distressbench/crisis_support`")
+    inspect.add_argument("--base", required=True, help="the release the logs were run on")
+    inspect.add_argument("--out", required=True, help="the submission folder (must not exist)")
+    inspect.add_argument("--epoch", type=int, default=1, help="the epoch whose replies to import (default 1)")
+    inspect.set_defaults(func=_cmd_import_inspect)
 
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
     sql.add_argument("query")
