@@ -244,9 +244,14 @@ def test_the_command_line_from_inspect_eval_to_import(run: Run, tmp_path: Path,
     assert (tmp_path / "sub" / "judge_labels.parquet").is_file()
 
 
-def test_the_task_is_registered_as_an_inspect_entry_point() -> None:
+def test_the_task_is_registered_as_an_inspect_entry_point(tmp_path: Path) -> None:
+    """As `inspect eval distressbench/crisis_support` finds it: by the entry point of the
+    installed package (a PYTHONPATH to scripts/ would show its egg-info, which Inspect does
+    not read as an installed package, so the task would lose its namespace)."""
     code = ("from inspect_ai._util.registry import registry_lookup, registry_info;"
             "t = registry_lookup('task', 'distressbench/crisis_support'); print(registry_info(t).name)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env,
+                          cwd=tmp_path)
     assert done.stdout.strip() == "distressbench/crisis_support", done.stderr[-2000:]
 
