@@ -29,7 +29,7 @@ from distressbench.evals.crisis_support import crisis_support, parse_verdict, ve
 from distressbench.evals.import_inspect import ImportRefused, import_inspect, response_id
 from distressbench.outputs.show import show
 from distressbench.release.manifest import read_manifest
-from distressbench.submit import submit
+from distressbench.submit import SubmissionRefused, submit
 from inspect_mocks import JUDGE_VOTES, Judge, expected_met, reply
 from release_factory import MODEL_IDS, N_USER_TURNS, TASK_IDS, make_release, read_table
 
@@ -255,3 +255,15 @@ def test_the_task_is_registered_as_an_inspect_entry_point(tmp_path: Path) -> Non
                           cwd=tmp_path)
     assert done.stdout.strip() == "distressbench/crisis_support", done.stderr[-2000:]
 
+
+
+def test_submit_refuses_reply_sources_of_replies_it_does_not_hold(run: Run, tmp_path: Path) -> None:
+    submission = shutil.copytree(run.submission, tmp_path / "submission")
+    (submission / "submission.json").write_text(
+        '{"reply_sources": {"inspect:nobody:T-6": {"log": "x.eval", "sample": "T-6", "epoch": 1}}}', encoding="utf-8"
+    )
+    with pytest.raises(SubmissionRefused) as refused:
+        submit(run.base, submission, tmp_path / "derived", echo=False)
+    (failure,) = refused.value.failures
+    assert failure.check == "reply_sources" and failure.n_failed == 1 and "'inspect:nobody:T-6'" in failure.message
+    assert not (tmp_path / "derived").exists()
