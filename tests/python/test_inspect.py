@@ -265,5 +265,5 @@ def test_submit_refuses_reply_sources_of_replies_it_does_not_hold(run: Run, tmp_
     with pytest.raises(SubmissionRefused) as refused:
         submit(run.base, submission, tmp_path / "derived", echo=False)
     (failure,) = refused.value.failures
-    assert failure.check == "reply_sources" and failure.n_failed == 1 and "'inspect:nobody:T-6'" in failure.message
+    assert failure.check == "reply_sources" and failure.n_failed == 1 and '"inspect:nobody:T-6"' in failure.message
     assert not (tmp_path / "derived").exists()
