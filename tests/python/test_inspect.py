@@ -25,7 +25,13 @@ from inspect_ai.model import get_model
 
 from distressbench import cli
 from distressbench.build.pipeline import build_release
-from distressbench.evals.crisis_support import crisis_support, parse_verdict, verdict, weighted_fraction
+from distressbench.evals.crisis_support import (
+    crisis_support,
+    parse_verdict,
+    release_samples,
+    verdict,
+    weighted_fraction,
+)
 from distressbench.evals.import_inspect import ImportRefused, import_inspect, response_id
 from distressbench.outputs.show import show
 from distressbench.release.manifest import read_manifest
@@ -267,3 +273,24 @@ def test_submit_refuses_reply_sources_of_replies_it_does_not_hold(run: Run, tmp_
     (failure,) = refused.value.failures
     assert failure.check == "reply_sources" and failure.n_failed == 1 and '"inspect:nobody:T-6"' in failure.message
     assert not (tmp_path / "derived").exists()
+
+
+def test_samples_are_the_conversations_in_task_id_order_and_subsets_name_unknown_ids(good_release: Path) -> None:
+    samples = release_samples(good_release)
+    assert [s.id for s in samples] == sorted(TASK_IDS)
+    four = next(s for s in samples if s.id == TASK_IDS[3])  # 3 user turns
+    assert [m.role for m in four.input] == ["user", "assistant", "user", "assistant", "user"]  # type: ignore[union-attr]
+    assert [s.id for s in release_samples(good_release, limit=2)] == sorted(TASK_IDS)[:2]
+    assert [s.id for s in release_samples(good_release, task_ids=f"{TASK_IDS[5]},{TASK_IDS[2]}")] == sorted(
+        [TASK_IDS[2], TASK_IDS[5]])
+    with pytest.raises(ValueError, match=r"task_ids: 1 not in the release's tasks table: 'T-nope'"):
+        release_samples(good_release, task_ids="T-nope")
+
+
+def test_the_tie_rule_met_reads_a_split_vote_as_met(good_release: Path, tmp_path: Path) -> None:
+    log = read_eval_log(str(run_mock_eval(good_release, tmp_path, tie_rule="met", task_ids=TASK_IDS[5])))
+    (sample,) = log.samples or []
+    criteria = [c for c in read_table(good_release, "criteria").to_pylist() if c["task_id"] == TASK_IDS[5]]
+    points = [(int(c["text"].rsplit("point ", 1)[1].rstrip('").')) - 1, c["weight"]) for c in criteria]
+    want = sum(w for k, w in points if k % 4 in (0, 2, 3)) / sum(w for _, w in points)
+    assert sample.scores["rubric_judge"].value == pytest.approx(want, abs=1e-12)  # type: ignore[index]

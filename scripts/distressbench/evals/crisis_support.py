@@ -80,6 +80,15 @@ def weighted_fraction(weights: list[int], met: list[bool]) -> float:
     return sum(w for w, m in zip(weights, met, strict=True) if m) / sum(weights)
 
 
+def default_tie_rule() -> str:
+    """The dbt var verdict_tie_rule of the checkout; 'unmet', the contract's default, for an
+    installed package without the dbt project beside it."""
+    try:
+        return str(settings.dbt_var("verdict_tie_rule"))
+    except (OSError, KeyError):
+        return "unmet"
+
+
 def run_tables_sha256(release_dir: Path) -> dict[str, str]:
     """The sha256 of the tables a run reads, as the release's manifest lists them; ValueError
     when a file no longer hashes to its manifest's digest."""
@@ -202,17 +211,18 @@ def crisis_support(
 ) -> Task:
     """A release's conversations for the model under test, graded criterion by criterion by the judge."""
     release_dir = Path(release)
-    rule = tie_rule or str(settings.dbt_var("verdict_tie_rule"))
+    rule = tie_rule or default_tie_rule()
     if rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, got {rule!r}")
     if judge_samples < 1:
         raise ValueError(f"judge_samples must be at least 1, got {judge_samples}")
+    release_id = str(read_manifest(release_dir)["release"])
     digests = run_tables_sha256(release_dir)
     samples = release_samples(release_dir, task_ids, limit)
     return Task(
-        dataset=MemoryDataset(samples, name=str(read_manifest(release_dir)["release"])),
+        dataset=MemoryDataset(samples, name=release_id),
         solver=generate(),
         scorer=rubric_judge(judge, judge_samples, rule),
-        metadata={"distressbench": {"release": str(read_manifest(release_dir)["release"]),
-                                    "tables_sha256": digests, "judge_samples": judge_samples, "tie_rule": rule}},
+        metadata={"distressbench": {"release": release_id, "tables_sha256": digests,
+                                    "judge_samples": judge_samples, "tie_rule": rule}},
     )
