@@ -1,4 +1,4 @@
-"""The `distressbench` command: synth, gate, build, submit, pack, sql, tables, report, show.
+"""The `distressbench` command: synth, pack, gate, build, import-inspect, submit, sql, tables, report, show.
 
 Every sub-command reports a problem as one line on stderr and an exit code (2: bad
 arguments or paths; 1: the work itself failed), never a traceback; set
@@ -95,6 +95,12 @@ def _cmd_pack(args: argparse.Namespace) -> int:
     return pack_command(Path(args.src_dir), Path(args.out), args.release, args.synthetic)
 
 
+def _cmd_import_inspect(args: argparse.Namespace) -> int:
+    from distressbench.evals.command import import_inspect_command
+
+    return import_inspect_command(args.logs, args.base, args.out, args.epoch)
+
+
 def _cmd_sql(args: argparse.Namespace) -> int:
     from distressbench.outputs.warehouse import print_query
 
@@ -177,6 +183,14 @@ def _parser() -> argparse.ArgumentParser:
     pack.add_argument("--release", help="the release id (default: the --out folder's name)")
     pack.add_argument("--synthetic", action="store_true", help="mark the release as a generated stand-in")
     pack.set_defaults(func=_cmd_pack)
+
+    inspect = sub.add_parser("import-inspect", help="turn Inspect AI logs of crisis_support into a submission folder")
+    inspect.add_argument("logs", nargs="+", metavar="LOG", 
+                         help=".eval logs of `inspect eval distressbench/crisis_support`")
+    inspect.add_argument("--base", required=True, help="the release the logs were run on")
+    inspect.add_argument("--out", required=True, help="the submission folder (must not exist)")
+    inspect.add_argument("--epoch", type=int, default=1, help="the epoch whose replies to import (default 1)")
+    inspect.set_defaults(func=_cmd_import_inspect)
 
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")
     sql.add_argument("query")

@@ -19,6 +19,7 @@ tables it does not touch are copied byte for byte.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -43,6 +44,7 @@ MAX_RELEASE_ID = contract.RELEASE_ID_MAX_LENGTH
 BATCH_ROWS = 1 << 17
 EXAMPLES = 5
 COMPRESSION = "zstd"
+SUBMISSION_MANIFEST = "submission.json"  # optional: {"reply_sources": {response_id: {...}}}
 
 
 class SubmissionRefused(Exception):
@@ -246,7 +248,46 @@ def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str
         if "calibration_labels" in sub_valid:
             _register(connection, "sub_calibration", sub_valid["calibration_labels"])
             _run_value_checks(connection, _CALIBRATION_CHECKS, rec)
+    _check_reply_sources(submission_dir, sub_valid["responses"], rec)
     return base_id
+
+
+def reply_sources(submission_dir: Path) -> dict[str, dict[str, object]]:
+    """The submission's `submission.json` `reply_sources` (where each reply came from, e.g. an
+    Inspect log and sample); empty without the file. ValueError when it is not such an object."""
+    path = submission_dir / SUBMISSION_MANIFEST
+    if not path.is_file():
+        return {}
+    document = json.loads(path.read_text(encoding="utf-8"))
+    sources = document.get("reply_sources") if isinstance(document, dict) else None
+    if not isinstance(sources, dict) or not all(isinstance(v, dict) for v in sources.values()):
+        raise ValueError(f"{path}: reply_sources must be an object of response_id -> object")
+    return sources
+
+
+def _base_sources(manifest: dict[str, object]) -> dict[str, object]:
+    """The base release's reply_sources, kept in the derived release."""
+    sources = manifest.get("reply_sources")
+    return sources if isinstance(sources, dict) else {}
+
+
+def _check_reply_sources(submission_dir: Path, responses: Path, rec: Recorder) -> None:
+    """submission.json names only replies of the submission."""
+    try:
+        sources = reply_sources(submission_dir)
+    except ValueError as error:
+        rec.failed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources", 1, [quote(SUBMISSION_MANIFEST)],
+                   str(error))
+        return
+    known = set(pq.read_table(responses, columns=["response_id"]).column(0).to_pylist())
+    unknown = sorted(set(sources) - known)
+    if unknown:
+        examples = [quote(k) for k in unknown[:EXAMPLES]]
+        rec.failed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources", len(unknown), examples,
+                   f"{len(unknown)} reply_sources name replies that are not in the submission's responses.parquet: "
+                   + listing(examples, len(unknown)))
+    else:
+        rec.passed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources")
 
 
 def derived_release_id(base_id: str, submission_dir: Path) -> str:
@@ -299,6 +340,7 @@ def write_derived(base_dir: Path, submission_dir: Path, out_dir: Path, release_i
             synthetic=bool(base_manifest.get("synthetic")),
             created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             derived_from={"release": str(base_manifest["release"]), "manifest_sha256": manifest_sha256(base_dir)},
+            reply_sources={**_base_sources(base_manifest), **reply_sources(submission_dir)},
         )
     return rows
 

@@ -21,6 +21,7 @@ from typing import TextIO
 import duckdb
 
 from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only
+from distressbench.release.manifest import manifest_sha256, read_manifest
 
 WIDTH = 80
 INDENT = "    "
@@ -211,6 +212,10 @@ def render(connection: duckdb.DuckDBPyConnection, task_id: str, model_id: str | 
         )
     response_id, kind, response_text, is_empty, weight_met, weight_total, score, n_met, n_criteria = cell
     lines += _heading(f"Reply of {one_line(model_id)} ({kind}), response {one_line(response_id)}")
+    source = reply_source(connection, response_id)
+    if source is not None:
+        lines += wrap(f"(from {one_line(str(source.get('log')))}, sample {one_line(str(source.get('sample')))}, "
+                      f"epoch {one_line(str(source.get('epoch')))})")
     lines += wrap("(empty reply: it meets no criterion)" if is_empty else response_text, indent=INDENT)
     lines += _heading("Rubric")
     for row in rubric(connection, task_id, model_id):
@@ -222,6 +227,22 @@ def render(connection: duckdb.DuckDBPyConnection, task_id: str, model_id: str | 
         lines += wrap(row.text, indent=INDENT)
     lines += ["", *wrap(f"Weighted score: {weight_met} of {weight_total} = {score:.3f} ({n_met} of {n_criteria} met)")]
     return "\n".join(lines) + "\n"
+
+
+def reply_source(connection: duckdb.DuckDBPyConnection, response_id: str) -> dict[str, object] | None:
+    """Where a submitted reply came from (`reply_sources` of the release manifest, e.g. an
+    Inspect log and sample), while the published release's folder still holds the manifest
+    it was built from; else None."""
+    try:
+        row = connection.execute(
+            "select release_dir, manifest_sha256 from meta.published_releases order by rowid desc limit 1"
+        ).fetchone()
+        if row is None or not row[0] or manifest_sha256(Path(row[0])) != row[1]:
+            return None
+        source = read_manifest(Path(row[0])).get("reply_sources", {}).get(response_id)
+    except (duckdb.Error, OSError, ValueError, AttributeError):
+        return None
+    return source if isinstance(source, dict) else None
 
 
 def _scores(connection: duckdb.DuckDBPyConnection, task_id: str) -> list[str]:

@@ -63,9 +63,11 @@ def write_manifest(
     synthetic: bool,
     created_at: str,
     derived_from: dict[str, str] | None = None,
+    reply_sources: dict[str, dict[str, Any]] | None = None,
 ) -> Path:
     """Describe every table file present in release_dir (sha256, rows) in manifest.json;
-    `derived_from` ({"release": base id, "manifest_sha256": hex}) names the release it extends."""
+    `derived_from` ({"release": base id, "manifest_sha256": hex}) names the release it extends,
+    `reply_sources` (response_id -> {"log", "sample", "epoch"}) where submitted replies came from."""
     files = {
         path.name: {"sha256": sha256_of(path), "rows": parquet_rows(path)}
         for _, path in sorted(contract.release_files(release_dir).items())
@@ -80,6 +82,8 @@ def write_manifest(
     }
     if derived_from is not None:
         manifest["derived_from"] = derived_from
+    if reply_sources:
+        manifest["reply_sources"] = reply_sources
     out = release_dir / contract.MANIFEST
     out.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     return out

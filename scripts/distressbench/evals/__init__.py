@@ -1,0 +1,1 @@
+"""Evaluations that write what a submission is made of (Inspect AI tasks)."""
