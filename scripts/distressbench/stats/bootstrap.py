@@ -384,7 +384,8 @@ class ResampleCounts:
     """
 
     def __init__(self, seed: int, n_tasks: int, samples: int, *, threads: int | None = None) -> None:
-        children = np.random.SeedSequence(seed).spawn(-(-samples // RESAMPLES_PER_STREAM))
+        self._per_stream = RESAMPLES_PER_STREAM
+        children = np.random.SeedSequence(seed).spawn(math.ceil(samples / self._per_stream))
         self._streams = [np.random.Generator(np.random.PCG64(child)) for child in children]
         self._n_tasks = n_tasks
         self._samples = samples
@@ -400,12 +401,12 @@ class ResampleCounts:
         segments = []  # (first, last + 1) resample of each stream's part of the chunk
         lo = start
         while lo < start + size:
-            hi = min(start + size, (lo // RESAMPLES_PER_STREAM + 1) * RESAMPLES_PER_STREAM)
+            hi = min(start + size, (lo // self._per_stream + 1) * self._per_stream)
             segments.append((lo, hi))
             lo = hi
         with ThreadPoolExecutor(max_workers=self._threads) as pool:
             jobs = [
-                pool.submit(self._count, self._streams[lo // RESAMPLES_PER_STREAM], counts[lo - start : hi - start])
+                pool.submit(self._count, self._streams[lo // self._per_stream], counts[lo - start : hi - start])
                 for lo, hi in segments
             ]
             for job in jobs:
