@@ -38,8 +38,7 @@ judge_agreement as (
 model_summary as (
     select
         release_id,
-        max(case when kind = 'model' then score end) as best_score,
-        {{ median_of("case when kind = 'model' then score end") }} as median_score,
+        {{ best_and_median_model_scores('score', ranked="kind = 'model'") }},
         max(case when kind = 'clinician_reference' then score end) as reference_score
     from model_scores
     group by release_id
@@ -49,13 +48,13 @@ model_metrics as (
     select
         release_id,
         'best_model_score' as metric,
-        best_score as value
+        best_model_score as value
     from model_summary
     union all
     select
         release_id,
         'median_model_score' as metric,
-        median_score as value
+        median_model_score as value
     from model_summary
     union all
     select

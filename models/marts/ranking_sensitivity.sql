@@ -33,8 +33,7 @@ score_summary as (
         judge_id,
         sample_index,
         count(*) as n_models,
-        max(score) as best_model_score,
-        {{ median_of('score') }} as median_model_score,
+        {{ best_and_median_model_scores('score') }},
         sum(case when rank != published_rank then 1 else 0 end) as n_rank_changes,
         max(abs(rank - published_rank)) as max_rank_change
     from ranked

@@ -13,7 +13,7 @@ from distressbench.stats import bootstrap
 from distressbench.stats.bootstrap import (
     OUTPUT_COLUMNS,
     BootstrapInputError,
-    _draw_counts,
+    ResampleCounts,
     run_bootstrap,
     with_cell_ids,
 )
@@ -467,49 +467,50 @@ def test_intervals_agree_with_an_independent_naive_bootstrap() -> None:
 # --------------------------------------------------------------------------- draws, threads, ties
 
 
-def integers_counts(rng: np.random.Generator, n_tasks: int, size: int) -> np.ndarray:
-    """The counts as the definition says: row b of rng.integers(0, n_tasks, size=(size, n_tasks))."""
-    index = rng.integers(0, n_tasks, size=(size, n_tasks), dtype=np.int64)
-    return np.stack([np.bincount(row, minlength=n_tasks) for row in index]).astype(np.float64)
+def spawned_counts(seed: int, n_tasks: int, samples: int, per_stream: int) -> np.ndarray:
+    """The counts as the definition says: stream s (a SeedSequence(seed).spawn child) draws
+    resamples s * per_stream on as rows of integers(0, n_tasks, size=(rows, n_tasks))."""
+    children = np.random.SeedSequence(seed).spawn(math.ceil(samples / per_stream))
+    rows = []
+    for s, child in enumerate(children):
+        size = min(per_stream, samples - s * per_stream)
+        index = np.random.Generator(np.random.PCG64(child)).integers(0, n_tasks, size=(size, n_tasks))
+        rows.extend(np.bincount(row, minlength=n_tasks) for row in index)
+    return np.stack(rows).astype(np.float64)
 
 
-@pytest.mark.parametrize("n_tasks", [1, 2, 7, 718, 71_800, 2**20 + 12_345])
-def test_draw_counts_are_rows_of_integers_and_leave_the_generator_where_integers_does(n_tasks: int) -> None:
-    # 2**20 + 12,345 tasks skip ~89 words per resample, so resample starts move far from the guess.
-    sizes = (1, 2, 5, 3) if n_tasks > 100_000 else (1, 2, 5, 33, 3)
-    for seed in (0, 20261101):
-        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
-        ours.integers(0, 5, 1)  # leaves a buffered half word, which the next draw must use first
-        theirs.integers(0, 5, 1)
-        for size in sizes:
-            expected = integers_counts(theirs, n_tasks, size)
-            np.testing.assert_array_equal(_draw_counts(ours, n_tasks, size), expected)
-            assert ours.bit_generator.state == theirs.bit_generator.state, (n_tasks, size)
-        assert ours.random() == theirs.random()
+def taken(counts: ResampleCounts, chunks: list[int]) -> np.ndarray:
+    return np.concatenate([counts.take(size).copy() for size in chunks])
 
 
-def test_draw_counts_do_not_depend_on_threads_batches_or_kept_windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    n_tasks = 2**20 + 12_345
-    expected = integers_counts(np.random.default_rng(3), n_tasks, 6)
-    for threads in (1, 3):
-        np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=threads), expected)
-    # one thread counts two parts of three rows, each part one batch, with skipped words inside
-    monkeypatch.setattr(bootstrap, "BATCH_WORDS", 3 * n_tasks)
-    np.testing.assert_array_equal(_draw_counts(np.random.default_rng(3), n_tasks, 6, threads=1), expected)
-    monkeypatch.setattr(bootstrap, "_WINDOW", 1)  # every moved word is read again
-    rng = np.random.default_rng(3)
-    np.testing.assert_array_equal(_draw_counts(rng, n_tasks, 6), expected)
-    reference = np.random.default_rng(3)
-    integers_counts(reference, n_tasks, 6)
-    assert rng.bit_generator.state == reference.bit_generator.state
+@pytest.mark.parametrize("n_tasks", [1, 2, 7, 718])
+def test_resample_counts_are_the_spawned_streams_rows_whatever_the_threads_and_chunks(
+    monkeypatch: pytest.MonkeyPatch, n_tasks: int
+) -> None:
+    monkeypatch.setattr(bootstrap, "RESAMPLES_PER_STREAM", 4)
+    expected = spawned_counts(20261101, n_tasks, 23, per_stream=4)
+    for threads in (1, 2, 5):
+        for chunks in ([23], [1] * 23, [3, 7, 1, 12], [9, 14]):
+            got = taken(ResampleCounts(20261101, n_tasks, 23, threads=threads), chunks)
+            np.testing.assert_array_equal(got, expected, err_msg=f"threads={threads} chunks={chunks}")
+    monkeypatch.setattr(bootstrap, "BATCH_VALUES", 2 * n_tasks + 1)  # a stream's rows drawn two at a time
+    np.testing.assert_array_equal(taken(ResampleCounts(20261101, n_tasks, 23, threads=1), [5, 18]), expected)
+    assert (expected.sum(axis=1) == n_tasks).all()
 
 
-def test_intervals_equal_those_of_the_plain_integers_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resample_counts_refuse_more_than_their_samples() -> None:
+    counts = ResampleCounts(1, 5, 10)
+    counts.take(8)
+    with pytest.raises(ValueError, match="8 of 10 resamples were taken; 3 more is too many"):
+        counts.take(3)
+
+
+def test_run_bootstrap_hands_on_the_spawned_streams_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bootstrap, "RESAMPLES_PER_STREAM", 10)
     cells, dims = random_inputs(90, 5, n_dimensions=3, seed=8)
-    ours = run_bootstrap(cells, dims, samples=301, seed=4, chunk_size=37)
-    monkeypatch.setattr(bootstrap, "_draw_counts", lambda rng, n, size, **_: integers_counts(rng, n, size))
-    plain = run_bootstrap(cells, dims, samples=301, seed=4, chunk_size=37)
-    pd.testing.assert_frame_equal(ours, plain, check_exact=True)
+    seen: list[np.ndarray] = []
+    run_bootstrap(cells, dims, samples=301, seed=4, chunk_size=37, on_counts=lambda c, _: seen.append(c.copy()))
+    np.testing.assert_array_equal(np.concatenate(seen), spawned_counts(4, 90, 301, per_stream=10))
 
 
 def test_thread_count_does_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from bootstrap_inputs import random_inputs
-from distressbench.stats.bootstrap import _draw_counts, run_bootstrap
+from distressbench.stats.bootstrap import ResampleCounts, run_bootstrap
 from distressbench.stats.calibration import CalibrationInputError, CalibrationResamples
 
 SEED = 20261101
@@ -25,10 +25,10 @@ def calibration_intervals(
     """The calibration bootstrap on its own: it draws the counts chunk by chunk, as the
     leaderboard bootstrap does when it feeds them to the build's CalibrationResamples."""
     resamples = CalibrationResamples(tasks, pairs, samples=samples)
-    rng = np.random.Generator(np.random.PCG64(seed))
+    draws = ResampleCounts(seed, len(resamples.tasks), samples)
     step = chunk_size or samples
     for start in range(0, samples, step):
-        counts = _draw_counts(rng, len(resamples.tasks), min(step, samples - start))
+        counts = draws.take(min(step, samples - start))
         resamples.add(counts, resamples.tasks)
     return resamples.intervals(alpha)
 
@@ -50,7 +50,7 @@ def _naive(
 ) -> dict[tuple[str, str], tuple[float, float]]:
     """Per resample, repeat each task's pairs by its count and recompute the statistics."""
     order = sorted(tasks)
-    counts = _draw_counts(np.random.Generator(np.random.PCG64(SEED)), len(order), samples)
+    counts = ResampleCounts(SEED, len(order), samples).take(samples)
     draws: dict[tuple[str, str], list[float]] = {}
     for row in counts:
         weight = pairs["task_id"].map(dict(zip(order, row, strict=True)))

@@ -3,26 +3,16 @@
 Method
 - Tasks are resampled with replacement, B times. Tasks are ordered by task_id (code-point
   order) and models by model_id first, so nothing depends on the row order of the inputs.
-- Resample b's task counts (``_draw_counts``; the calibration bootstrap gets the same ones
-  through ``run_bootstrap``'s ``on_counts``): with
-  ``rng = np.random.Generator(np.random.PCG64(seed))``, resample b counts row b of
-  ``rng.integers(0, n_tasks, size=(B, n_tasks))``, i.e. values ``b * n_tasks`` to
-  ``(b + 1) * n_tasks - 1`` of one stream of task indices, which is read chunk by chunk in
-  order; ``counts[b, j]`` is how often task j (the j-th task_id) occurs in that row. Every
-  statistic of resample b uses the same counts (a joint bootstrap), so paired differences
-  and ranks are consistent with the score intervals.
-- How the counts are computed (the result is the one above, bitwise; only the speed is
-  ours). ``Generator.integers`` turns the generator's 32-bit words w (each 64-bit PCG64
-  output is two words, low half first) into indices by Lemire's method: m = w * n_tasks,
-  index = m >> 32, and w is skipped when (m mod 2**32) < (2**32 - n_tasks) mod n_tasks
-  (about 0.6 words per resample at 72,000 tasks). Whether a word is skipped depends on that
-  word alone, so the word stream can be cut anywhere: each thread draws its own stretch of
-  words from a copy of the generator moved there with ``PCG64.advance``, maps and counts
-  them (``np.bincount``) one stretch of about one resample's length at a time (several
-  resamples at once when tasks are few, ``BATCH_WORDS``); the stretches start where
-  resamples would start with the expected number of skipped words, and the few words
-  between a stretch start and the true resample start are then moved to the right
-  resample. The generator is left exactly where ``integers`` would leave it.
+- Resample b's task counts (``ResampleCounts``; the calibration bootstrap gets the same ones
+  through ``run_bootstrap``'s ``on_counts``) follow numpy's documented way to run random
+  streams in parallel: ``np.random.SeedSequence(seed).spawn(n_streams)`` gives one child per
+  fixed block of RESAMPLES_PER_STREAM (100) resamples, and block s's resamples are the rows,
+  in order, of ``np.random.Generator(np.random.PCG64(child_s)).integers(0, n_tasks,
+  size=(resamples, n_tasks))``; ``counts[b, j]`` is how often task j (the j-th task_id)
+  occurs in resample b's row. Streams are drawn by parallel threads, each carrying on where
+  the previous chunk left it, so the counts depend on neither the thread count nor the
+  chunks. Every statistic of resample b uses the same counts (a joint bootstrap), so paired
+  differences and ranks are consistent with the score intervals.
 - Resampled sums are one matrix product, ``counts @ design``, over a design matrix with one
   column per needed per-task sum (model scores, turn-type masks, recognized / not-routed
   counts, per-dimension scores and "task has the dimension" masks). Ratios such as a
@@ -98,13 +88,14 @@ SCORE_QUANTILE_METHOD = "linear"
 RANK_QUANTILE_METHOD = "inverted_cdf"
 # One float64 copy of the count matrix per chunk (the product reads it as it is).
 COUNT_BYTES_BUDGET = 128 * 2**20
-# Threads that draw and count (numpy releases the GIL in each step); the result does not depend on it.
+# Resamples drawn from one random stream (SeedSequence.spawn child): fixed, so that the
+# draws depend neither on the thread count nor on the chunks; small enough that a chunk of
+# 100x's 233 resamples spans several streams for the threads to draw.
+RESAMPLES_PER_STREAM = 100
+# Threads that draw and count, one stream at a time; the result does not depend on it.
 DRAW_THREADS = max(1, min(os.cpu_count() or 1, 8))
-# Words kept from each end of a counted stretch to move words between resamples without redrawing them.
-_WINDOW = 1024
-# Words read, mapped and counted by one round of numpy calls (several resamples when tasks are few).
-BATCH_WORDS = 2**16
-_WORD = 2**32
+# Task indices drawn and counted by one round of numpy calls (several resamples when tasks are few).
+BATCH_VALUES = 2**16
 _EXAMPLES = 3
 
 
@@ -380,179 +371,57 @@ def _exact_grid(design: np.ndarray, n_tasks: int) -> tuple[np.ndarray, np.ndarra
 # --------------------------------------------------------------------------- draws
 
 
-def _pcg(state: dict) -> np.random.PCG64:
-    bits = np.random.PCG64(0)
-    bits.state = state
-    return bits
+class ResampleCounts:
+    """The task counts of resamples 0 to samples - 1, handed out in resample order.
 
-
-class _Words:
-    """The 32-bit words that Generator.integers reads from a PCG64 state, from word `start` on.
-
-    Word 0 is the buffered upper half when the state has one (has_uint32), then each 64-bit
-    output gives two words, low half first (PCG64's next_uint32).
+    Resample b is drawn from stream b // RESAMPLES_PER_STREAM, the generator
+    ``np.random.Generator(np.random.PCG64(child))`` of that child of
+    ``np.random.SeedSequence(seed).spawn(n_streams)``: a stream's resamples are the rows of
+    ``integers(0, n_tasks, size=(resamples, n_tasks))``, and the counts of a row are how often
+    each task index occurs in it. Streams are drawn in parallel (DRAW_THREADS, or `threads`),
+    a few rows per call; a stream's generator carries on where the previous chunk left it, so
+    the counts do not depend on the thread count or on how the resamples are cut into chunks.
     """
 
-    def __init__(self, origin: dict, start: int) -> None:
-        buffered = int(origin["has_uint32"])
-        self._pending = np.array([origin["uinteger"]], dtype=np.uint32) if buffered and start == 0 else None
-        self._bits = _pcg({**origin, "has_uint32": 0})
-        raw, half = divmod(max(start - buffered, 0), 2)
-        self._bits.advance(raw)
-        if half:
-            self._pending = self._bits.random_raw(1).view(np.uint32)[1:]
+    def __init__(self, seed: int, n_tasks: int, samples: int, *, threads: int | None = None) -> None:
+        self._per_stream = RESAMPLES_PER_STREAM
+        children = np.random.SeedSequence(seed).spawn(math.ceil(samples / self._per_stream))
+        self._streams = [np.random.Generator(np.random.PCG64(child)) for child in children]
+        self._n_tasks = n_tasks
+        self._samples = samples
+        self._threads = threads or DRAW_THREADS
+        self._done = 0
 
-    def read(self, count: int) -> np.ndarray:
-        pending = self._pending
-        need = count - (pending is not None)
-        words = self._bits.random_raw((need + 1) // 2).view(np.uint32)
-        self._pending = words[need:] if need % 2 else None
-        words = words[:need]
-        return words if pending is None else np.concatenate([pending, words])
-
-
-def _lemire(
-    words: np.ndarray, n_tasks: int, threshold: int, out: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(indices, skipped): (w * n_tasks) >> 32 per word as int64 (in `out`, a uint64 buffer, when
-    given: a fresh array costs more than the product), and the positions of skipped words.
-
-    A word is skipped when the low half of w * n_tasks, i.e. the product wrapped to 32 bits, is
-    below threshold; the wrapped uint32 product is half the memory of reading that half back."""
-    skipped = np.flatnonzero(np.multiply(words, np.uint32(n_tasks)) < threshold) if threshold else np.empty(0, np.int64)
-    product = np.multiply(words, np.uint64(n_tasks), dtype=np.uint64, out=None if out is None else out[: len(words)])
-    np.right_shift(product, np.uint64(32), out=product)
-    return product.view(np.int64), skipped
-
-
-def _count_stretches(
-    origin: dict, n_tasks: int, threshold: int, starts: list[int], rows: range, counts: np.ndarray
-) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
-    """counts[b] <- task counts of the kept words in [starts[b], starts[b + 1]), for b in rows.
-
-    Returns the skipped words' positions, and per row its first and last _WINDOW indices (-1
-    for a skipped word). Rows are counted BATCH_WORDS words at a time: a stretch of several
-    rows is read, mapped and counted by one call each (one bincount over index + n_tasks *
-    row), so few tasks do not mean one round of numpy calls per resample."""
-    words = _Words(origin, starts[rows.start])
-    per_batch = max(1, BATCH_WORDS // n_tasks)
-    batches = [range(lo, min(lo + per_batch, rows.stop)) for lo in range(rows.start, rows.stop, per_batch)]
-    buffer = np.empty(max(starts[b.stop] - starts[b.start] for b in batches), dtype=np.uint64)
-    skipped_parts, heads, tails = [], [], []
-    for batch in batches:
-        first = starts[batch.start]
-        index, skipped = _lemire(words.read(starts[batch.stop] - first), n_tasks, threshold, buffer)
-        key = index
-        if len(batch) > 1:  # each word's row offset; a batch of one row (100x) needs none
-            lengths = np.diff(starts[batch.start : batch.stop + 1])
-            key = index + np.repeat(np.arange(len(batch)) * n_tasks, lengths)
-        flat = np.bincount(key, minlength=len(batch) * n_tasks)
-        if len(skipped):
-            np.subtract.at(flat, key[skipped], 1)
-            index[skipped] = -1
-        np.copyto(counts[batch.start : batch.stop], flat.reshape(len(batch), n_tasks))  # casts without the GIL
-        skipped_parts.append(skipped + first)
-        for b in batch:
-            lo, hi = starts[b] - first, starts[b + 1] - first
-            heads.append(index[lo : min(hi, lo + _WINDOW)].copy())
-            tails.append(index[max(lo, hi - _WINDOW) : hi].copy())
-    return np.concatenate(skipped_parts), heads, tails
-
-
-def _state_after(origin: dict, n_words: int) -> dict:
-    """The PCG64 state after Generator.integers has read n_words words from origin."""
-    used = n_words - int(origin["has_uint32"])  # words taken from new 64-bit outputs
-    if n_words == 0:
-        return origin
-    if used <= 0:
-        return {**origin, "has_uint32": 0}
-    bits = _pcg({**origin, "has_uint32": 0})
-    bits.advance((used + 1) // 2 - 1)
-    last = int(bits.random_raw())
-    return {**bits.state, "has_uint32": used % 2, "uinteger": last >> 32}
-
-
-def _draw_counts(
-    rng: np.random.Generator, n_tasks: int, size: int, *, out: np.ndarray | None = None, threads: int | None = None
-) -> np.ndarray:
-    """size x n_tasks float64 counts: row b counts row b of rng.integers(0, n_tasks, size=(size, n_tasks)).
-
-    Bitwise the counts of that call, and rng is left in the state that call leaves it in
-    (see the module docstring for how); rng must be backed by PCG64. `out` (at least size
-    rows) is filled instead of a new array; `threads` defaults to DRAW_THREADS.
-    """
-    counts = np.empty((size, n_tasks)) if out is None else out[:size]
-    if size == 0:
+    def take(self, size: int, out: np.ndarray | None = None) -> np.ndarray:
+        """size x n_tasks float64 counts of the next `size` resamples (in `out`'s first rows if given)."""
+        if self._done + size > self._samples:
+            raise ValueError(f"{self._done} of {self._samples} resamples were taken; {size} more is too many")
+        counts = np.empty((size, self._n_tasks)) if out is None else out[:size]
+        start, self._done = self._done, self._done + size
+        segments = []  # (first, last + 1) resample of each stream's part of the chunk
+        lo = start
+        while lo < start + size:
+            hi = min(start + size, (lo // self._per_stream + 1) * self._per_stream)
+            segments.append((lo, hi))
+            lo = hi
+        with ThreadPoolExecutor(max_workers=self._threads) as pool:
+            jobs = [
+                pool.submit(self._count, self._streams[lo // self._per_stream], counts[lo - start : hi - start])
+                for lo, hi in segments
+            ]
+            for job in jobs:
+                job.result()
         return counts
-    if n_tasks == 1:  # integers(0, 1) reads no word
-        counts.fill(1.0)
-        return counts
-    bits = rng.bit_generator
-    if not isinstance(bits, np.random.PCG64):
-        raise TypeError(f"_draw_counts needs a PCG64 generator, got {type(bits).__name__}")
-    origin = bits.state
-    threshold = (_WORD - n_tasks) % n_tasks
-    # Stretch b starts where resample b would with the expected number of skipped words.
-    guess = [b * n_tasks * _WORD // (_WORD - threshold) for b in range(size + 1)]
-    parts = min(size, 2 * (threads or DRAW_THREADS))
-    edges = [size * i // parts for i in range(parts + 1)]
-    ranges = [range(lo, hi) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
-    with ThreadPoolExecutor(max_workers=threads or DRAW_THREADS) as pool:
-        counted = list(pool.map(lambda rows: _count_stretches(origin, n_tasks, threshold, guess, rows, counts), ranges))
-    skipped = np.concatenate([part[0] for part in counted]).tolist()
-    heads = [head for part in counted for head in part[1]]
-    tails = [tail for part in counted for tail in part[2]]
 
-    # True starts: start[b] is the position right after the (b * n_tasks)-th kept word.
-    tail_words = _Words(origin, guess[size])
-    tail_index: list[np.ndarray] = []
-    frontier = guess[size]
-    start = [0]
-    r = 0
-    for b in range(1, size + 1):
-        x = b * n_tasks + r
-        while True:
-            if x > frontier:  # past the last stretch: read on
-                index, more = _lemire(tail_words.read(x - frontier + 64), n_tasks, threshold)
-                skipped.extend((more + frontier).tolist())
-                index[more] = -1
-                tail_index.append(index)
-                frontier += len(index)
-            elif r < len(skipped) and skipped[r] < x:
-                r += 1
-                x += 1
-            else:
-                break
-        start.append(x)
-
-    # Move the kept words between guess[b] and start[b] from one resample to the other.
-    beyond = np.concatenate(tail_index) if tail_index else np.empty(0, dtype=np.int64)
-    rows_moved, index_moved, signs = [], [], []
-    for b in range(1, size + 1):
-        shift = start[b] - guess[b]
-        if shift == 0:
-            continue
-        if b == size and shift > 0:
-            moved = beyond[:shift]
-        elif shift > 0 and shift <= min(_WINDOW, guess[b + 1] - guess[b]):
-            moved = heads[b][:shift]
-        elif shift < 0 and -shift <= min(_WINDOW, guess[b] - guess[b - 1]):
-            moved = tails[b - 1][shift:]
-        else:  # a long way from the guess: read those words again
-            lo, hi = sorted((guess[b], start[b]))
-            moved, again = _lemire(_Words(origin, lo).read(hi - lo), n_tasks, threshold)
-            moved[again] = -1
-        moved = moved[moved >= 0]
-        sign = 1.0 if shift > 0 else -1.0
-        for row, direction in ((b - 1, sign), (b, -sign)):
-            if row < size:
-                rows_moved.append(np.full(len(moved), row))
-                index_moved.append(moved)
-                signs.append(np.full(len(moved), direction))
-    if rows_moved:
-        np.add.at(counts, (np.concatenate(rows_moved), np.concatenate(index_moved)), np.concatenate(signs))
-    bits.state = _state_after(origin, start[size])
-    return counts
+    def _count(self, stream: np.random.Generator, out: np.ndarray) -> None:
+        """Fill out's rows with the counts of the stream's next len(out) rows of task indices."""
+        n = self._n_tasks
+        step = max(1, BATCH_VALUES // n)
+        for lo in range(0, len(out), step):
+            rows = min(step, len(out) - lo)
+            index = stream.integers(0, n, size=(rows, n))
+            index += np.arange(0, rows * n, n)[:, np.newaxis]  # row r's indices count into r * n + task
+            out[lo : lo + rows] = np.bincount(index.ravel(), minlength=rows * n).reshape(rows, n)
 
 
 def default_chunk_size(n_tasks: int) -> int:
@@ -737,12 +606,12 @@ def run_bootstrap(
     draws = np.empty((samples, n_stats))
     ranks = np.empty((samples, k), dtype=np.int32)
     top_share = np.zeros(k)
-    rng = np.random.Generator(np.random.PCG64(int(seed)))
+    resamples = ResampleCounts(int(seed), n, samples)
     step = min(samples, int(chunk_size) if chunk_size is not None else default_chunk_size(n))
     counts = np.empty((step, n))
     for start in range(0, samples, step):
         size = min(step, samples - start)
-        drawn = _draw_counts(rng, n, size, out=counts)
+        drawn = resamples.take(size, out=counts)
         if on_counts is not None:
             on_counts(drawn, design.task_ids)
         sums = (drawn @ design.design) * design.unscale
