@@ -21,8 +21,7 @@ summarised as (
         dimension,
         count(*) as n_models,
         {{ first_by('model_id', 'score desc, model_id asc') }} as best_model_id,
-        max(score) as best_score,
-        {{ median_of('score') }} as median_score
+        {{ best_and_median_model_scores('score') }}
     from ranked_models
     group by release_id, dimension
 ),
@@ -43,8 +42,8 @@ final as (
         dimensions.display_order,
         summarised.n_models,
         summarised.best_model_id,
-        summarised.best_score,
-        summarised.median_score,
+        summarised.best_model_score as best_score,
+        summarised.median_model_score as median_score,
         clinician_reference.clinician_reference_score
     from summarised
     inner join dimensions
