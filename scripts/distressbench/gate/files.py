@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from distressbench.gate.results import Recorder, listing, quote
 from distressbench.release import contract
-from distressbench.release.manifest import file_kind, parquet_rows, read_manifest, sha256_of
+from distressbench.release.manifest import file_kind
+from distressbench.release.release import Release
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
@@ -50,24 +51,22 @@ def safe_release_id(value: Any) -> bool:
     )
 
 
-def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
+def check_manifest(release: Release, rec: Recorder) -> str | None:
     """Stage 1. Returns the release id when the manifest names a safe one."""
     stage = "manifest"
+    release_dir = release.folder
     path = release_dir / contract.MANIFEST
-    manifest: dict[str, Any] | None = None
-    if not path.is_file():
+    manifest = release.manifest
+    if manifest is None and release.manifest_error is None:
         kind = file_kind(path)
         rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
                    f"{contract.MANIFEST} is missing from {release_dir}" if kind == "missing"
                    else f"{contract.MANIFEST} is {kind}, not a regular file")
+    elif manifest is None:
+        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
+                   f"{contract.MANIFEST} cannot be read: {release.manifest_error}")
     else:
-        try:
-            manifest = read_manifest(release_dir)
-        except (ValueError, UnicodeDecodeError, OSError) as error:
-            rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
-                       f"{contract.MANIFEST} cannot be read: {error}")
-        else:
-            rec.passed("manifest_json", stage)
+        rec.passed("manifest_json", stage)
 
     listed: dict[str, Any] | None = None
     release_id: str | None = None
@@ -82,11 +81,11 @@ def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
     _check_present(release_dir, listed, irregular, rec)
     if listed is not None:
         _check_unlisted(release_dir, listed, rec)
-        _check_files(release_dir, listed, rec)
+        _check_files(release, listed, rec)
     return release_id
 
 
-def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
+def _check_header(manifest: Mapping[str, Any], rec: Recorder) -> str | None:
     stage = "manifest"
 
     def field(name: str) -> str:
@@ -130,7 +129,7 @@ def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
     return release
 
 
-def _check_created_at(manifest: dict[str, Any], rec: Recorder) -> None:
+def _check_created_at(manifest: Mapping[str, Any], rec: Recorder) -> None:
     """manifest_created_at: required, an ISO 8601 timestamp (date and time)."""
     value = manifest.get("created_at")
     if isinstance(value, str) and _TIMESTAMP.match(value):
@@ -146,7 +145,7 @@ def _check_created_at(manifest: dict[str, Any], rec: Recorder) -> None:
                f"created_at is {shown}; it must be an ISO 8601 timestamp such as \"2026-11-01T00:00:00Z\"")
 
 
-def _check_derived_from(manifest: dict[str, Any], rec: Recorder) -> None:
+def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
     """manifest_derived_from: optional; when present {"release": <id>, "manifest_sha256": <64 hex>}."""
     if "derived_from" not in manifest:
         rec.passed("manifest_derived_from", "manifest", None, "derived_from")
@@ -180,7 +179,7 @@ def repr_json(value: Any) -> str:
         return repr(value)
 
 
-def _check_listing(manifest: dict[str, Any], rec: Recorder) -> dict[str, Any] | None:
+def _check_listing(manifest: Mapping[str, Any], rec: Recorder) -> dict[str, Any] | None:
     """manifest_files: the listed file set is the contract's and every entry is {sha256, rows}."""
     stage = "manifest"
     files = manifest.get("files")
@@ -270,27 +269,31 @@ def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) ->
     )
 
 
-def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
-    """file_sha256 and file_rows, per listed contract file that is present and well described."""
+def _check_files(release: Release, listed: dict[str, Any], rec: Recorder) -> None:
+    """file_sha256 and file_rows, per listed contract file that is present and well described
+    (its sha256 and footer as the release was loaded)."""
     for name, entry in listed.items():
         if name not in _CONTRACT_FILES or not isinstance(entry, dict):
             continue
-        table, path = _CONTRACT_FILES[name], release_dir / name
-        if not path.is_file():
+        table = _CONTRACT_FILES[name]
+        file = release.files.get(table)
+        if file is None:
             continue
         expected_sha = entry.get("sha256")
         if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
-            actual = sha256_of(path)
-            if actual == expected_sha:
+            actual = file.sha256
+            if actual is None:
+                rec.failed("file_sha256", "manifest", table, None, 1, [name],
+                           f"{name} cannot be read to check its sha256: {file.read_error}")
+            elif actual == expected_sha:
                 rec.passed("file_sha256", "manifest", table)
             else:
                 rec.failed("file_sha256", "manifest", table, None, 1, [name],
                            f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}")
         expected_rows = entry.get("rows")
         if _is_int(expected_rows) and expected_rows >= 0:
-            try:
-                actual_rows = parquet_rows(path)
-            except (OSError, pa.ArrowException):
+            actual_rows = file.rows
+            if actual_rows is None:
                 rec.skip(f"file_rows {table}", f"{name} is not readable Parquet (see parquet_readable)")
                 continue
             if actual_rows == expected_rows:
@@ -300,19 +303,18 @@ def _check_files(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> No
                            f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}")
 
 
-def check_schemas(release_dir: Path, rec: Recorder) -> dict[str, Path]:
-    """Stage 2: table -> path for every present table whose Arrow schema is exactly the contract's."""
+def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
+    """Stage 2: table -> path for every present table whose Arrow schema (from its footer, as
+    the release was loaded) is exactly the contract's."""
     valid: dict[str, Path] = {}
-    for table, path in contract.release_files(release_dir).items():
-        try:
-            schema = pq.read_schema(path)
-        except (OSError, pa.ArrowException) as error:
-            rec.failed("parquet_readable", "schema", table, None, 1, [path.name],
-                       f"{path.name} is not a readable Parquet file (truncated or corrupt?): {error}")
+    for table, file in release.files.items():
+        if file.schema is None:
+            rec.failed("parquet_readable", "schema", table, None, 1, [file.path.name],
+                       f"{file.path.name} is not a readable Parquet file (truncated or corrupt?): {file.footer_error}")
             continue
         rec.passed("parquet_readable", "schema", table)
-        if _check_schema(table, schema, rec):
-            valid[table] = path
+        if _check_schema(table, file.schema, rec):
+            valid[table] = file.path
     return valid
 
 
