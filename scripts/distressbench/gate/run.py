@@ -145,7 +145,7 @@ def run_gate(
             # every manifest check is built (a failed one is already reported by name)
             manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
             unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, manifest_ok, recorder)
-            gx_runner = runner()  # first: gate_values imports GX too, and needs its import to have ended
+            gx_runner = runner()  # first: gate.values imports GX too, and needs its import to have ended
             from distressbench.gate.values import check_values
 
             check_values(con, set(release.files), valid_tables, recorder, gx_runner, unreadable)

@@ -19,8 +19,8 @@ import duckdb
 import pandas as pd
 
 from distressbench.gate import views
-from distressbench.gate.gx import N_EXAMPLES, GxRunner, Outcome, gx
-from distressbench.gate.results import Recorder, listing
+from distressbench.gate.gx import GxRunner, Outcome, gx
+from distressbench.gate.results import N_EXAMPLES, Recorder, listing
 from distressbench.gate.rules import FRAMES, PROBES, Frame, Probe, Rule
 from distressbench.gate.show import examples_of, failure_message, key_label, show_value
 from distressbench.gate.views import ROW, Derived
@@ -33,9 +33,6 @@ def expectation(rule: Rule) -> Any:
     """The GX expectation a rule names, with its arguments (tuples given to GX as lists)."""
     args = {name: list(value) if isinstance(value, tuple) else value for name, value in rule.args}
     return getattr(gx.expectations, rule.expectation)(**args)
-
-
-# Running them
 
 
 @dataclass
@@ -55,13 +52,12 @@ def check_values(
     gx_runner: GxRunner,
     unreadable: dict[str, str] | None = None,
 ) -> None:
-    """Stage 3 over the tables that passed stage 2 and were built into `con` (distressbench.gate.staging).
-    A table in `unreadable` (its file's data could not be read: table -> error) fails every
-    check that reads it."""
-    all_frames, all_probes = FRAMES, PROBES
-    runnable_frames = [f for f in all_frames if set(f.needs) <= set(valid_tables)]
-    runnable_probes = [p for p in all_probes if set(p.needs) <= set(valid_tables)]
-    _report_skips(all_frames, all_probes, valid_tables, present, rec)
+    """Stage 3 over the tables that passed stage 2 and were built into `con` (distressbench.gate.staging);
+    `present` names the tables whose files are in the release. A table in `unreadable` (its
+    file's data could not be read: table -> error) fails every check that reads it."""
+    runnable_frames = [f for f in FRAMES if set(f.needs) <= set(valid_tables)]
+    runnable_probes = [p for p in PROBES if set(p.needs) <= set(valid_tables)]
+    _report_skips(FRAMES, PROBES, valid_tables, present, rec)
     if not runnable_frames and not runnable_probes:
         return
     unreadable = unreadable or {}
@@ -98,8 +94,8 @@ def _derive(session: _Session) -> None:
     _derive_labels(session)
 
 
-def _create(session: _Session, views: Iterable[Derived]) -> None:
-    for view in views:
+def _create(session: _Session, derived: Iterable[Derived]) -> None:
+    for view in derived:
         if not set(view.needs) <= session.valid:
             continue
         broken = [t for t in view.needs if t in session.broken] + [d for d in session.broken if d in view.sql]
