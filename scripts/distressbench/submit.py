@@ -35,7 +35,8 @@ from distressbench import settings
 from distressbench.gate.files import check_manifest, check_schemas, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
 from distressbench.release import contract, folders
-from distressbench.release.manifest import manifest_sha256, read_manifest, sha256_of, write_manifest
+from distressbench.release.manifest import write_manifest
+from distressbench.release.release import Release, load_release
 
 SUBMISSION_TABLES = ("models", "responses", "judge_labels")
 OPTIONAL_SUBMISSION_TABLES = ("calibration_labels",)
@@ -224,16 +225,16 @@ def _run_value_checks(
                    f"{count} {check.what}: {listing(examples, count)}")
 
 
-def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str | None:
+def check_submission(base_release: Release, submission: Release, rec: Recorder) -> str | None:
     """Every check, as far as it can go; returns the base release id (None if unreadable)."""
     base = Recorder(echo=False)
-    base_id = check_manifest(base_dir, base)
-    base_valid = check_schemas(base_dir, base)
-    _relay(base, rec, "base", f"the base release {base_dir}")
-    files_ok = _check_submission_files(submission_dir, rec)
+    base_id = check_manifest(base_release, base)
+    base_valid = check_schemas(base_release, base)
+    _relay(base, rec, "base", f"the base release {base_release.folder}")
+    files_ok = _check_submission_files(submission.folder, rec)
     submitted = Recorder(echo=False)
-    sub_valid = check_schemas(submission_dir, submitted)
-    _relay(submitted, rec, "submission", f"the submission {submission_dir}")
+    sub_valid = check_schemas(submission, submitted)
+    _relay(submitted, rec, "submission", f"the submission {submission.folder}")
     needed_base = ("models", "tasks", "criteria", "responses")
     broken = any(not c.passed for c in base.checks + submitted.checks)
     if not files_ok or broken or any(t not in base_valid for t in needed_base):
@@ -248,7 +249,7 @@ def check_submission(base_dir: Path, submission_dir: Path, rec: Recorder) -> str
         if "calibration_labels" in sub_valid:
             _register(connection, "sub_calibration", sub_valid["calibration_labels"])
             _run_value_checks(connection, _CALIBRATION_CHECKS, rec)
-    _check_reply_sources(submission_dir, sub_valid["responses"], rec)
+    _check_reply_sources(submission.folder, sub_valid["responses"], rec)
     return base_id
 
 
@@ -290,13 +291,15 @@ def _check_reply_sources(submission_dir: Path, responses: Path, rec: Recorder) -
         rec.passed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources")
 
 
-def derived_release_id(base_id: str, submission_dir: Path) -> str:
+def derived_release_id(base_id: str, submission: Release | Path) -> str:
     """'<base id>-plus-<8 hex of the submission's content>', the base id shortened to fit 100 characters."""
+    if not isinstance(submission, Release):
+        submission = load_release(submission)
     digest = hashlib.sha256()
     for table in EXTENDED_TABLES:
-        path = submission_dir / contract.file_name(table)
-        if path.is_file():
-            digest.update(table.encode() + b"\0" + bytes.fromhex(sha256_of(path)))
+        file = submission.files.get(table)
+        if file is not None and file.sha256 is not None:
+            digest.update(table.encode() + b"\0" + bytes.fromhex(file.sha256))
     suffix = f"-plus-{digest.hexdigest()[:8]}"
     return base_id[: MAX_RELEASE_ID - len(suffix)] + suffix
 
@@ -321,12 +324,12 @@ def _concatenate(sources: list[Path], table: str, out: Path) -> int:
     return rows
 
 
-def write_derived(base_dir: Path, submission_dir: Path, out_dir: Path, release_id: str) -> dict[str, int]:
+def write_derived(base: Release, submission_dir: Path, out_dir: Path, release_id: str) -> dict[str, int]:
     """Write the derived release (base rows, then submission rows) and its manifest; returns rows per table."""
-    base_manifest = read_manifest(base_dir)
+    base_manifest = base.manifest or {}
     rows: dict[str, int] = {}
     with folders.written_beside(out_dir) as staging:
-        for table, base_path in contract.release_files(base_dir).items():
+        for table, base_path in base.paths.items():
             out = staging / contract.file_name(table)
             extra = submission_dir / contract.file_name(table)
             if table in EXTENDED_TABLES:
@@ -339,8 +342,8 @@ def write_derived(base_dir: Path, submission_dir: Path, out_dir: Path, release_i
             release_id,
             synthetic=bool(base_manifest.get("synthetic")),
             created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            derived_from={"release": str(base_manifest["release"]), "manifest_sha256": manifest_sha256(base_dir)},
-            reply_sources={**_base_sources(base_manifest), **reply_sources(submission_dir)},
+            derived_from={"release": base.release_id, "manifest_sha256": str(base.manifest_sha256)},
+            reply_sources={**_base_sources(dict(base_manifest)), **reply_sources(submission_dir)},
         )
     return rows
 
@@ -361,10 +364,11 @@ def submit(
     if out_dir.exists():
         rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))],
                    f"{out_dir} already exists; the derived release is written to a new folder")
-    base_id = check_submission(base_dir, submission_dir, rec)
+    base, submission = load_release(base_dir), load_release(submission_dir)
+    base_id = check_submission(base, submission, rec)
     chosen = release_id
     if chosen is None and base_id is not None:
-        chosen = derived_release_id(base_id, submission_dir)
+        chosen = derived_release_id(base_id, submission)
     if chosen is not None and not (safe_release_id(chosen) and len(chosen) <= MAX_RELEASE_ID and chosen != base_id):
         rec.failed("release_id", "files", None, "release", 1, [quote(chosen)],
                    f"--release {quote(chosen)} is not a new release id: it must match {contract.RELEASE_ID_PATTERN}, "
@@ -375,5 +379,5 @@ def submit(
             print(check.line(), flush=True)
     if failures or chosen is None:
         raise SubmissionRefused(failures)
-    rows = write_derived(base_dir, submission_dir, out_dir, chosen)
+    rows = write_derived(base, submission_dir, out_dir, chosen)
     return Submitted(out_dir, chosen, rows, time.perf_counter() - started)

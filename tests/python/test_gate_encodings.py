@@ -18,10 +18,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench.build.pipeline import verify_release_unchanged
-from distressbench.gate.files import check_manifest, check_schemas, parquet_columns
+from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.run import Recorder, run_gate
 from distressbench.release import contract
 from distressbench.release.manifest import manifest_sha256
+from distressbench.release.release import parquet_columns
 from distressbench.submit import submit
 from release_factory import MODEL_IDS, build_tables, edit_manifest, make_release, read_table, refresh_manifest
 from submission_factory import split_release

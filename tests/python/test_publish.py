@@ -33,6 +33,7 @@ from distressbench.build import pipeline as build
 from distressbench.build.pipeline import WarehouseLayout
 from distressbench.outputs.warehouse import query
 from distressbench.release.manifest import manifest_sha256
+from distressbench.release.release import Release, load_release
 from release_factory import edit_manifest, make_release, read_table, refresh_manifest, rewrite_table
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
@@ -614,13 +615,13 @@ def test_a_path_inside_a_builds_folder_is_refused(shared: Shared, capsys: pytest
 
 
 def test_a_small_release_is_built_with_two_dbt_threads_and_a_large_one_with_one(tmp_path: Path) -> None:
-    def release(manifest: object) -> Path:
+    def release(manifest: object) -> Release:
         folder = tmp_path / str(len(list(tmp_path.iterdir())))
         folder.mkdir()
         (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-        return folder
+        return load_release(folder)
 
-    def labels(rows: object) -> Path:
+    def labels(rows: object) -> Release:
         return release({"files": {"judge_labels.parquet": {"rows": rows, "sha256": "0" * 64}}})
 
     assert build.dbt_threads(labels(build.TWO_DBT_THREADS_BELOW_LABELS - 1)) == 2
@@ -628,7 +629,7 @@ def test_a_small_release_is_built_with_two_dbt_threads_and_a_large_one_with_one(
     assert build.dbt_threads(labels("many")) == 1
     assert build.dbt_threads(release({"files": {}})) == 1  # the gate says what is wrong
     assert build.dbt_threads(release([1, 2])) == 1
-    assert build.dbt_threads(tmp_path / "no-such-release") == 1
+    assert build.dbt_threads(load_release(tmp_path / "no-such-release")) == 1
 
 
 def test_a_warehouse_builds_again_after_the_project_has_moved(

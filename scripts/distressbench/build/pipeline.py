@@ -66,7 +66,8 @@ import duckdb
 from distressbench.build.dbt_process import DbtFailed, DbtProcess
 from distressbench.build.history import carry_forward
 from distressbench.release import contract
-from distressbench.release.manifest import manifest_sha256, read_manifest, sha256_of
+from distressbench.release.manifest import manifest_sha256, sha256_of
+from distressbench.release.release import Release, load_release
 
 KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
@@ -220,14 +221,11 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
             path.unlink(missing_ok=True)
 
 
-def dbt_threads(release_dir: Path) -> int:
+def dbt_threads(release: Release) -> int:
     """Two dbt threads for a release of fewer than TWO_DBT_THREADS_BELOW_LABELS judge labels
     (by its manifest), else one (also when the manifest cannot be read: the gate will say why)."""
-    try:
-        labels = read_manifest(release_dir)["files"][contract.file_name("judge_labels")]["rows"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return 1
-    return 2 if isinstance(labels, int) and labels < TWO_DBT_THREADS_BELOW_LABELS else 1
+    labels = release.listed_rows("judge_labels")
+    return 2 if labels is not None and labels < TWO_DBT_THREADS_BELOW_LABELS else 1
 
 
 def run_dbt(dbt: DbtProcess) -> None:
@@ -265,10 +263,10 @@ def record_publication(database: Path, history: list[Record]) -> None:
         )
 
 
-def audit(database: Path, release_dir: Path, release_id: str) -> None:
+def audit(database: Path, release: Release, release_id: str) -> None:
     """Row counts reconcile with the manifest, the marts carry the release id, the file
     checkpoints and reopens read-only with its publication record."""
-    files = read_manifest(release_dir)["files"]
+    files = (release.manifest or {})["files"]
     problems: list[str] = []
     with duckdb.connect(str(database)) as connection:
         for table in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES:
@@ -306,15 +304,16 @@ def audit(database: Path, release_dir: Path, release_id: str) -> None:
         raise StageFailed("audit", f"meta.published_releases ends with {recorded!r}, expected {release_id!r}")
 
 
-def verify_release_unchanged(release_dir: Path, manifest_digest: str) -> None:
-    """Publish exactly what was checked: the manifest is the one read before the gate, and
+def verify_release_unchanged(release: Release) -> None:
+    """Publish exactly what was checked: the manifest is the one loaded before the gate, and
     every file it lists still has the sha256 it lists (the gate checked the same before it
-    read the files into the warehouse). Files are hashed two at a time."""
-    if manifest_sha256(release_dir) != manifest_digest:
+    read the files into the warehouse). A check, so the files are read again, two at a time."""
+    release_dir = release.folder
+    if manifest_sha256(release_dir) != release.manifest_sha256:
         raise StageFailed(
             "verify", f"{contract.MANIFEST} changed while the release was being built; nothing was published"
         )
-    files = read_manifest(release_dir)["files"]
+    files = (release.manifest or {})["files"]
     with ThreadPoolExecutor(max_workers=2) as pool:
         digests = dict(zip(files, pool.map(lambda name: sha256_of(release_dir / name), files), strict=True))
     changed = [name for name, entry in files.items() if digests[name] != entry["sha256"].lower()]
@@ -384,7 +383,8 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             scratch = layout.builds_dir / WORK_FOLDER
             scratch.mkdir()
-        digest = manifest_sha256(release_dir) if (release_dir / contract.MANIFEST).is_file() else ""
+        release = load_release(release_dir)
+        digest = release.manifest_sha256 or ""
         building = scratch / BUILDING_FILE
         stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
         # dbt imports and parses the project while the gate runs; it builds only when told to
@@ -392,14 +392,14 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
             building,
             log_dir=scratch / "dbt",
             target_dir=layout.builds_dir / DBT_TARGET,
-            threads=dbt_threads(release_dir),
+            threads=dbt_threads(release),
         )
         stack.callback(dbt.stop)
         with _stage("gate"):
             # the file checks, then the staging layer built into the unpublished file and the
             # value checks on what was built there
             report_path = scratch / "gate-report.json"
-            report = run_gate(release_dir, report_path=report_path, echo=False, database=building)
+            report = run_gate(release, report_path=report_path, echo=False, database=building)
             if not report.passed:
                 failures = [c.message for c in report.checks if not c.passed]
                 raise StageFailed(
@@ -410,7 +410,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
                 )
             _say(f"[gate] {len(report.checks)} checks passed")
         with _stage("publish check"):
-            release_id = str(read_manifest(release_dir)["release"])
+            release_id = release.release_id
             previous = next((r for r in reversed(history) if r["release_id"] == release_id), None)
             current = layout.current_build()
             if previous is not None and not force:
@@ -433,7 +433,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         with _stage("dbt build"):
             run_dbt(dbt)
         with _stage("verify"):
-            verify_release_unchanged(release_dir, digest)
+            verify_release_unchanged(release)
         record = {
             "release_id": release_id,
             "manifest_sha256": digest,
@@ -445,7 +445,7 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
         history = [*history, record]
         with _stage("audit"):
             record_publication(building, history)
-            audit(building, release_dir, release_id)
+            audit(building, release, release_id)
         with _stage("publish"):
             os.replace(building, database)
             publish(layout, database, scratch)

@@ -33,7 +33,7 @@ from typing import Any
 
 from distressbench import settings
 from distressbench.build.pipeline import UNSAFE_PATH_CHARACTERS, StageFailed, _say, _stage, build_lock
-from distressbench.release.manifest import read_manifest
+from distressbench.release.release import load_release
 
 TARGET = "spark"
 CURRENT = "current"
@@ -106,17 +106,18 @@ def build_release_on_spark(release_dir: Path, root: Path) -> Path:
     running (on that build's metastore). Raises StageFailed."""
     from distressbench.gate.run import run_gate
 
-    release_id = str(read_manifest(release_dir)["release"])
+    release = load_release(release_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    build_dir = root / f"{release_id}-{stamp}"
     with _stage("gate"):
-        report = run_gate(release_dir, report_path=None, echo=False)
+        report = run_gate(release, report_path=None, echo=False)
         if not report.passed:
             failures = [c.message for c in report.checks if not c.passed]
             raise StageFailed(
                 "gate", f"the release breaks the contract in {len(failures)} check(s):\n  " + "\n  ".join(failures)
             )
         _say(f"[gate] {len(report.checks)} checks passed")
+    release_id = release.release_id
+    build_dir = root / f"{release_id}-{stamp}"
     build_dir.mkdir(parents=True)
     os.environ.update(
         {

@@ -10,16 +10,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from distressbench.gate.results import Recorder, listing, quote
 from distressbench.release import contract
-from distressbench.release.manifest import file_kind, parquet_rows, read_manifest, sha256_of
+from distressbench.release.manifest import file_kind
+from distressbench.release.release import Release, leads_outside
 
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")  # either case, as `sha256sum --check` reads it
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
@@ -55,24 +54,22 @@ def safe_release_id(value: Any) -> bool:
     )
 
 
-def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
+def check_manifest(release: Release, rec: Recorder) -> str | None:
     """Stage 1. Returns the release id when the manifest names a safe one."""
     stage = "manifest"
+    release_dir = release.folder
     path = release_dir / contract.MANIFEST
-    manifest: dict[str, Any] | None = None
-    if not path.is_file():
+    manifest = release.manifest
+    if manifest is None and release.manifest_error is None:
         kind = file_kind(path)
         rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
                    f"{contract.MANIFEST} is missing from {release_dir}" if kind == "missing"
                    else f"{contract.MANIFEST} is {kind}, not a regular file")
+    elif manifest is None:
+        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
+                   f"{contract.MANIFEST} cannot be read: {release.manifest_error}")
     else:
-        try:
-            manifest = read_manifest(release_dir)
-        except (ValueError, UnicodeDecodeError, OSError) as error:
-            rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
-                       f"{contract.MANIFEST} cannot be read: {error}")
-        else:
-            rec.passed("manifest_json", stage)
+        rec.passed("manifest_json", stage)
 
     listed: dict[str, Any] | None = None
     release_id: str | None = None
@@ -88,11 +85,11 @@ def check_manifest(release_dir: Path, rec: Recorder) -> str | None:
     _check_present(release_dir, listed, irregular, rec)
     if listed is not None:
         _check_unlisted(release_dir, listed, rec)
-        _check_files(release_dir, listed, outside, rec)
+        _check_files(release, listed, outside, rec)
     return release_id
 
 
-def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
+def _check_header(manifest: Mapping[str, Any], rec: Recorder) -> str | None:
     stage = "manifest"
 
     def field(name: str) -> str:
@@ -136,7 +133,7 @@ def _check_header(manifest: dict[str, Any], rec: Recorder) -> str | None:
     return release
 
 
-def _check_created_at(manifest: dict[str, Any], rec: Recorder) -> None:
+def _check_created_at(manifest: Mapping[str, Any], rec: Recorder) -> None:
     """manifest_created_at: required, an ISO 8601 timestamp (date and time)."""
     value = manifest.get("created_at")
     if isinstance(value, str) and _TIMESTAMP.match(value):
@@ -152,7 +149,7 @@ def _check_created_at(manifest: dict[str, Any], rec: Recorder) -> None:
                f"created_at is {shown}; it must be an ISO 8601 timestamp such as \"2026-11-01T00:00:00Z\"")
 
 
-def _check_derived_from(manifest: dict[str, Any], rec: Recorder) -> None:
+def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
     """manifest_derived_from: optional; when present {"release": <id>, "manifest_sha256": <64 hex>}."""
     if "derived_from" not in manifest:
         rec.passed("manifest_derived_from", "manifest", None, "derived_from")
@@ -186,7 +183,7 @@ def repr_json(value: Any) -> str:
         return repr(value)
 
 
-def _check_listing(manifest: dict[str, Any], rec: Recorder) -> dict[str, Any] | None:
+def _check_listing(manifest: Mapping[str, Any], rec: Recorder) -> dict[str, Any] | None:
     """manifest_files: the listed file set is the contract's and every entry is {sha256, rows}."""
     stage = "manifest"
     files = manifest.get("files")
@@ -237,12 +234,6 @@ def _check_regular(release_dir: Path, rec: Recorder) -> set[str]:
                f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
                f"and will not be opened: {listing(examples, len(examples))}")
     return set(irregular)
-
-
-def leads_outside(release_dir: Path, name: str) -> bool:
-    """Whether release_dir/name is a symlink whose target lies outside the release folder."""
-    path = release_dir / name
-    return path.is_symlink() and not path.resolve().is_relative_to(release_dir.resolve())
 
 
 def _check_inside(release_dir: Path, rec: Recorder) -> set[str]:
@@ -296,28 +287,31 @@ def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) ->
     )
 
 
-def _check_files(release_dir: Path, listed: dict[str, Any], outside: set[str], rec: Recorder) -> None:
-    """file_sha256 and file_rows, per listed contract file that is present, inside the folder
-    and well described."""
+def _check_files(release: Release, listed: dict[str, Any], outside: set[str], rec: Recorder) -> None:
+    """file_sha256 and file_rows, per listed contract file that is present and well described
+    (its sha256 and footer as the release was loaded)."""
     for name, entry in listed.items():
         if name not in _CONTRACT_FILES or not isinstance(entry, dict) or name in outside:
             continue
-        table, path = _CONTRACT_FILES[name], release_dir / name
-        if not path.is_file():
+        table = _CONTRACT_FILES[name]
+        file = release.files.get(table)
+        if file is None:
             continue
         expected_sha = entry.get("sha256")
         if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
-            actual = sha256_of(path)
-            if actual == expected_sha.lower():
+            actual = file.sha256
+            if actual is None:
+                rec.failed("file_sha256", "manifest", table, None, 1, [name],
+                           f"{name} cannot be read to check its sha256: {file.read_error}")
+            elif actual == expected_sha.lower():
                 rec.passed("file_sha256", "manifest", table)
             else:
                 rec.failed("file_sha256", "manifest", table, None, 1, [name],
                            f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}")
         expected_rows = entry.get("rows")
         if _is_int(expected_rows) and expected_rows >= 0:
-            try:
-                actual_rows = parquet_rows(path)
-            except (OSError, pa.ArrowException):
+            actual_rows = file.rows
+            if actual_rows is None:
                 rec.skip(f"file_rows {table}", f"{name} is not readable Parquet (see parquet_readable)")
                 continue
             if actual_rows == expected_rows:
@@ -327,81 +321,20 @@ def _check_files(release_dir: Path, listed: dict[str, Any], outside: set[str], r
                            f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}")
 
 
-def check_schemas(release_dir: Path, rec: Recorder) -> dict[str, Path]:
-    """Stage 2: table -> path for every present table (inside the folder) whose columns are
-    exactly the contract's, each of the contract's logical type."""
+def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
+    """Stage 2: table -> path for every present table (inside the folder) whose columns, as
+    the release was loaded from its Parquet schema, are exactly the contract's, each of the
+    contract's logical type."""
     valid: dict[str, Path] = {}
-    for table, path in contract.release_files(release_dir).items():
-        if leads_outside(release_dir, path.name):
-            continue  # reported by files_inside
-        try:
-            columns = parquet_columns(path)
-        except (OSError, pa.ArrowException) as error:
-            rec.failed("parquet_readable", "schema", table, None, 1, [path.name],
-                       f"{path.name} is not a readable Parquet file (truncated or corrupt?): {error}")
+    for table, file in release.files.items():
+        if file.columns is None:
+            rec.failed("parquet_readable", "schema", table, None, 1, [file.path.name],
+                       f"{file.path.name} is not a readable Parquet file (truncated or corrupt?): {file.footer_error}")
             continue
         rec.passed("parquet_readable", "schema", table)
-        if _check_schema(table, columns, rec):
-            valid[table] = path
+        if _check_schema(table, list(file.columns), rec):
+            valid[table] = file.path
     return valid
-
-
-# the type a Parquet column without a logical type has, by its physical type
-_PHYSICAL = {
-    "BOOLEAN": "bool",
-    "INT32": "int32",
-    "INT64": "int64",
-    "INT96": "timestamp[ns]",
-    "FLOAT": "float",
-    "DOUBLE": "double",
-    "BYTE_ARRAY": "binary",
-}
-
-
-def _leaves(arrow_type: pa.DataType) -> int:
-    """How many Parquet leaf columns a top-level field of this Arrow type is stored as."""
-    if pa.types.is_struct(arrow_type):
-        return sum(_leaves(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
-    if pa.types.is_map(arrow_type):
-        return _leaves(arrow_type.key_type) + _leaves(arrow_type.item_type)
-    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type):
-        return _leaves(arrow_type.value_type)
-    if pa.types.is_list_view(arrow_type) or pa.types.is_large_list_view(arrow_type):
-        return _leaves(arrow_type.value_type)
-    return 1
-
-
-def _logical_type(column: pq.ColumnSchema) -> str:
-    """A flat column's type as its Parquet schema gives it, named as Arrow names it: 'string'
-    for any UTF-8 byte array, 'int32', 'int64', 'double', 'bool', 'binary', 'date', ..."""
-    logical = json.loads(column.logical_type.to_json())
-    kind = logical.get("Type", "None")
-    if kind == "String" or column.converted_type == "UTF8":
-        return "string"
-    if kind == "Int":
-        return f"{'' if logical.get('isSigned', True) else 'u'}int{logical.get('bitWidth', '')}"
-    if kind == "None":
-        if column.physical_type == "FIXED_LEN_BYTE_ARRAY":
-            return f"fixed_size_binary[{column.length}]"
-        return _PHYSICAL.get(column.physical_type, column.physical_type.lower())
-    return str(kind).lower()
-
-
-def parquet_columns(path: Path) -> list[tuple[str, str]]:
-    """(name, type) of each top-level column of a Parquet file, the type decided by the Parquet
-    schema alone (the embedded Arrow schema is used only to group the leaves of a nested column,
-    whose type is then shown as Arrow's)."""
-    parquet_file = pq.ParquetFile(path)
-    leaves, arrow = parquet_file.schema, parquet_file.schema_arrow
-    columns: list[tuple[str, str]] = []
-    leaf = 0
-    for field in arrow:
-        count = _leaves(field.type)
-        column = leaves.column(leaf)
-        flat = count == 1 and column.max_repetition_level == 0 and column.max_definition_level <= 1
-        columns.append((field.name, _logical_type(column) if flat else str(field.type)))
-        leaf += count
-    return columns
 
 
 def _check_schema(table: str, columns: list[tuple[str, str]], rec: Recorder) -> bool:

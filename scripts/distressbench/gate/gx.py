@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from distressbench.gate.results import N_EXAMPLES
+
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
 
@@ -80,7 +82,6 @@ except SystemExit as error:
 # that was 1.3 s of the criteria frame's 2.2-2.7 s in GX (1.16 M rows); 0 fingerprints none.
 pandas_execution_engine.HASH_THRESHOLD = 0
 
-N_EXAMPLES = 20
 _MEMO_SIZE = 256
 _MEMO: OrderedDict[str, list[Outcome]] = OrderedDict()
 

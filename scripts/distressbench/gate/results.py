@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+N_EXAMPLES = 20  # example keys a failed check shows at most
 
 @dataclass
 class CheckResult:

@@ -2,10 +2,12 @@
 
 Three stages, each as far as it can go:
 
-1. manifest -- manifest.json and the file set (gate_files.check_manifest);
-2. schema -- each table's Arrow schema, before any value is read (gate_files.check_schemas);
-3. values -- every value invariant of the contract, as Great Expectations suites over the
-   small tables and over small frames DuckDB derives from the big ones (gate_values).
+1. manifest -- manifest.json and the file set (gate.files.check_manifest);
+2. schema -- each table's Arrow schema, before any value is read (gate.files.check_schemas);
+3. values -- every value rule of the contract (gate.rules), as Great Expectations suites over
+   the small tables and over small frames DuckDB derives from the big ones (gate.values).
+
+The first two read the release as `release.release.load_release` loaded it, once.
 
 A value check runs when every table it reads has passed stage 2; the others are reported
 as skipped. Each check prints one line (`PASS name table.column` or `FAIL name
@@ -32,6 +34,7 @@ from distressbench.gate import staging
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.results import CheckResult, GateReport, Recorder, listing, quote
 from distressbench.release import contract
+from distressbench.release.release import Release, load_release
 
 if TYPE_CHECKING:
     from distressbench.gate.gx import GxRunner
@@ -115,18 +118,21 @@ def _build_staging(
 
 
 def run_gate(
-    release_dir: Path, report_path: Path | None = None, *, echo: bool = True, database: Path | None = None
+    release: Release | Path, report_path: Path | None = None, *, echo: bool = True, database: Path | None = None
 ) -> GateReport:
-    """Check a release folder against the contract; print one line per check; write the JSON report.
+    """Check a release (as loaded, or its folder, loaded here) against the contract; print one
+    line per check; write the JSON report.
 
     The staging layer (distressbench.gate.staging) is built in memory, or into `database` (the
     build's unpublished warehouse file), and the value checks run on what was built there."""
     started = time.perf_counter()
     runner = gx_runner_in_background()  # GX's import and set-up overlap the file checks and staging
-    release_dir = Path(release_dir)
+    if not isinstance(release, Release):
+        release = load_release(Path(release))
+    release_dir = release.folder
     recorder = Recorder(echo)
-    release_id = check_manifest(release_dir, recorder)
-    valid_tables = check_schemas(release_dir, recorder)
+    release_id = check_manifest(release, recorder)
+    valid_tables = check_schemas(release, recorder)
     with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
         config = {
             "memory_limit": settings.memory_limit(),
@@ -139,10 +145,10 @@ def run_gate(
             # every manifest check is built (a failed one is already reported by name)
             manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
             unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, manifest_ok, recorder)
-            gx_runner = runner()  # first: gate_values imports GX too, and needs its import to have ended
+            gx_runner = runner()  # first: gate.values imports GX too, and needs its import to have ended
             from distressbench.gate.values import check_values
 
-            check_values(con, release_dir, valid_tables, recorder, gx_runner, unreadable)
+            check_values(con, set(release.files), valid_tables, recorder, gx_runner, unreadable)
             if database is not None:
                 con.execute("checkpoint")
         finally:

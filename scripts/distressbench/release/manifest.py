@@ -128,9 +128,18 @@ def read_manifest(release_dir: Path) -> dict[str, Any]:
     UTF-8, nested at most MANIFEST_MAX_DEPTH deep, no repeated key, no NaN or Infinity, a
     JSON object. Raises ValueError naming the file and the problem."""
     path = release_dir / contract.MANIFEST
-    limit = contract.MANIFEST_MAX_BYTES
+    return parse_manifest(read_manifest_bytes(path), path)
+
+
+def read_manifest_bytes(path: Path) -> bytes:
+    """The manifest's bytes, at most one past MANIFEST_MAX_BYTES (ValueError unless a regular file)."""
     with os.fdopen(_open_regular(path), "rb") as handle:
-        data = handle.read(limit + 1)
+        return handle.read(contract.MANIFEST_MAX_BYTES + 1)
+
+
+def parse_manifest(data: bytes, path: Path) -> dict[str, Any]:
+    """The manifest in `data` (read from `path`, which messages name), read as read_manifest says."""
+    limit = contract.MANIFEST_MAX_BYTES
     if len(data) > limit:
         raise ValueError(f"{path}: larger than {limit} bytes; a manifest lists a few files")
     try:

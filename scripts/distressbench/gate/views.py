@@ -1,0 +1,267 @@
+"""The SQL the gate's value rules read: helper views over the valid tables, the views of
+the judge labels' one pass, and the queries that fetch a failing label rule's examples.
+
+Every statement is constant text (no path, id or value of the release enters it); the
+release's tables are registered views (distressbench.gate.staging, RAW_VIEWS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from distressbench.gate import staging
+from distressbench.gate.results import N_EXAMPLES
+
+ROW = "file_row_number"
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A helper view (or table, when `materialize`) over valid tables."""
+
+    name: str
+    needs: tuple[str, ...]
+    sql: str
+    materialize: bool = False
+
+
+TURN_ORDER_SQL = """
+with t as (
+    select task_id, min(n_user_turns) as n_user_turns from tasks where task_id is not null group by task_id
+), d as (
+    select distinct task_id, turn_index, role from turns where task_id is not null and turn_index is not null
+), u as (
+    select task_id, turn_index, role, lag(role) over (partition by task_id order by turn_index) as previous_role
+    from d
+), s as (
+    select task_id, count(*) as n_turns,
+           min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous,
+           count(*) filter (where role = previous_role) = 0 as alternates,
+           arg_min(role, turn_index) as first_role, arg_max(role, turn_index) as last_role,
+           count(*) filter (where role = 'user') as n_user_seen,
+           to_json(list(turn_index order by turn_index)) as turn_indexes_json,
+           to_json(list(role order by turn_index)) as roles_json
+    from u group by task_id
+)
+select t.task_id, t.n_user_turns, coalesce(s.n_turns, 0) as n_turns, s.contiguous, s.alternates,
+       s.first_role, s.last_role, s.n_user_seen, s.turn_indexes_json, s.roles_json
+from t left join s on s.task_id = t.task_id
+order by t.task_id
+"""
+
+TRANSCRIPT_ORDER_SQL = (
+    "select transcript_id, "
+    "min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous, "
+    "to_json(list(turn_index order by turn_index)) as turn_indexes_json from redteam_transcripts "
+    "where transcript_id is not null and turn_index is not null group by transcript_id order by transcript_id"
+)
+
+
+DERIVED: tuple[Derived, ...] = (
+    Derived("task_keys", ("tasks",), "select distinct task_id from tasks where task_id is not null"),
+    Derived("model_keys", ("models",), "select distinct model_id from models where model_id is not null"),
+    Derived(
+        "response_keys",
+        ("responses",),
+        "select response_id, min(task_id) as task_id from responses where response_id is not null group by response_id",
+    ),
+    Derived(
+        "criterion_keys",
+        ("criteria",),
+        "select criterion_id, min(task_id) as task_id from criteria "
+        "where criterion_id is not null group by criterion_id",
+    ),
+    Derived(
+        "response_index",
+        ("responses",),
+        "select response_id, response_key, min(task_id) as task_id from staging.stg_release__responses "
+        "where response_id is not null group by response_id, response_key",
+        materialize=True,
+    ),
+    Derived(
+        "criterion_index",
+        ("criteria",),
+        "select criterion_id, criterion_key, min(task_id) as task_id from staging.stg_release__criteria "
+        "where criterion_id is not null group by criterion_id, criterion_key",
+        materialize=True,
+    ),
+    Derived(
+        "task_criteria",
+        ("criteria",),
+        "select task_id, count(*) as n_rows, count(distinct criterion_id) as n_ids from criteria "
+        "where task_id is not null group by task_id",
+    ),
+    Derived(
+        "turn_refs",
+        ("turns", "tasks"),
+        "select t.task_id, t.turn_index, k.task_id is not null as known from turns t "
+        "left join task_keys k on k.task_id = t.task_id",
+    ),
+    Derived(
+        "criterion_refs",
+        ("criteria", "tasks"),
+        "select c.criterion_id, c.task_id, k.task_id is not null as known from criteria c "
+        "left join task_keys k on k.task_id = c.task_id",
+    ),
+    Derived(
+        "response_refs",
+        ("responses", "tasks", "models"),
+        "select r.response_id, r.task_id, r.model_id, t.task_id is not null as task_known, "
+        "m.model_id is not null as model_known from responses r "
+        "left join task_keys t on t.task_id = r.task_id left join model_keys m on m.model_id = r.model_id",
+    ),
+    Derived(
+        "response_id_dups",
+        ("responses",),
+        "select response_id, count(*) as n from responses where response_id is not null "
+        "group by response_id having count(*) > 1",
+    ),
+    Derived(
+        "response_pair_dups",
+        ("responses",),
+        "select task_id, model_id, count(*) as n from responses where task_id is not null and model_id is not null "
+        "group by task_id, model_id having count(*) > 1",
+    ),
+    Derived(
+        "missing_replies",
+        ("responses", "tasks", "models"),
+        "select m.model_id, t.task_id from model_keys m cross join task_keys t "
+        "anti join responses r on r.model_id = m.model_id and r.task_id = t.task_id",
+    ),
+    Derived(
+        "calibration_dups",
+        ("calibration_labels",),
+        "select response_id, criterion_id, annotator_id, count(*) as n from calibration_labels "
+        "where response_id is not null and criterion_id is not null and annotator_id is not null "
+        "group by response_id, criterion_id, annotator_id having count(*) > 1",
+    ),
+    Derived(
+        "calibration_refs",
+        ("calibration_labels", "responses", "criteria"),
+        "select l.response_id, l.criterion_id, l.annotator_id, r.response_id is not null as response_known, "
+        "c.criterion_id is not null as criterion_known, r.task_id as response_task, c.task_id as criterion_task "
+        "from calibration_labels l left join response_keys r on r.response_id = l.response_id "
+        "left join criterion_keys c on c.criterion_id = l.criterion_id",
+    ),
+)
+
+# judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.gate.staging
+# before these checks): one row per (reply, criterion, judge) with its label counts, sample
+# masks, null met labels and surrogate keys (null for a null id, -1 for an id not in the
+# release); label_ids adds whether the criterion is of the reply's task. Every label check
+# counts on those rows. The raw file is read again only where the groups say it must be: for
+# a failing check's example rows; for the null and negative sample indexes when a group has
+# no sample mask (label_samples; a group holding such an index has none); and, since a
+# repeated (judge, sample) shows as more labels than mask bits, for the groups that may
+# repeat one (label_dups).
+NO_RESPONSE_ID = "response_key is null"
+NO_CRITERION_ID = "criterion_key is null"
+FULL_KEY = "response_key is not null and criterion_key is not null and judge_id is not null"
+DUP_CANDIDATE = f"{FULL_KEY} and n_labels > case when sample_mask is null then 1 else bit_count(sample_mask) end"
+NO_SAMPLE_MASK = "sample_mask is null"
+SAMPLE_COUNTS = (
+    "count(*) - count(sample_index) as n_null_sample_index, "
+    "count(*) filter (where sample_index < 0) as n_negative_sample_index"
+)
+LABEL_VIEWS: tuple[Derived, ...] = (
+    Derived("label_groups", ("judge_labels",), "select * from intermediate.int_judge_labels_aggregated"),
+    # a rubric pair (is_rubric_pair: the one pass joined both ids) is of one task; only the
+    # other groups, none in a release that passes, are looked up again
+    Derived(
+        "label_ids",
+        ("judge_labels", "responses", "criteria"),
+        "select response_key, criterion_key, n_labels, true as is_same_task from label_groups "
+        "where is_rubric_pair union all "
+        "select g.response_key, g.criterion_key, g.n_labels, r.task_id = c.task_id as is_same_task "
+        "from label_groups g left join response_index r on r.response_key = g.response_key "
+        "left join criterion_index c on c.criterion_key = g.criterion_key where not g.is_rubric_pair",
+        materialize=True,
+    ),
+    # per reply; read only for the examples of a failing labels_complete (a view is lazy)
+    Derived(
+        "label_coverage",
+        ("judge_labels", "responses", "criteria"),
+        "select r.response_id, r.response_key, r.task_id, coalesce(tc.n_ids, 0) as n_expected, "
+        "coalesce(v.n_labeled, 0) as n_labeled from response_index r "
+        "left join task_criteria tc on tc.task_id = r.task_id left join ("
+        "select response_key, count(distinct criterion_key) as n_labeled from label_ids where is_same_task "
+        "group by response_key) v on v.response_key = r.response_key",
+    ),
+    # the same in total: (reply, criterion of its task) pairs against those with a label. A
+    # labelled pair is one row per judge, so with one judge the rows are the pairs; judges
+    # are counted as int_verdicts_keyed counts them (macro count_judges).
+    Derived(
+        "label_totals",
+        ("judge_labels", "responses", "criteria"),
+        f"with judges as (select {staging.macro_sql('count_judges', 'judge_id')} as n from label_groups), "
+        "single as (select count(*) as n from label_ids where is_same_task "
+        "and (select n from judges) <= 1), "
+        "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
+        "where is_same_task and (select n from judges) > 1)) "
+        "select (select coalesce(sum(tc.n_ids), 0) from response_index r "
+        "inner join task_criteria tc on tc.task_id = r.task_id) as n_expected, "
+        "(select n from single) + (select n from several) as n_labeled",
+        materialize=True,
+    ),
+)
+LABEL_DUP_KEYS = """
+select l.response_id, l.criterion_id, l.judge_id, l.sample_index, count(*) as n from judge_labels l
+semi join (
+    select r.response_id, c.criterion_id, g.judge_id from (select * from label_groups where {candidate}) g
+    inner join response_index r on r.response_key = g.response_key
+    inner join criterion_index c on c.criterion_key = g.criterion_key
+) k
+    on k.response_id = l.response_id and k.criterion_id = l.criterion_id and k.judge_id = l.judge_id
+where l.sample_index is not null
+group by l.response_id, l.criterion_id, l.judge_id, l.sample_index having count(*) > 1
+"""
+LABEL_DUP_KEYS_UNKEYED = """
+select response_id, criterion_id, judge_id, sample_index, count(*) as n from judge_labels
+where response_id is not null and criterion_id is not null and judge_id is not null and sample_index is not null
+group by response_id, criterion_id, judge_id, sample_index having count(*) > 1
+"""
+MISSING_LABELS_SQL = f"""
+with r as (
+    select response_id, response_key, task_id from label_coverage where n_labeled < n_expected
+    order by response_id limit {N_EXAMPLES}
+)
+select r.response_id, c.criterion_id from r join criterion_index c on c.task_id = r.task_id
+anti join label_ids p on p.response_key = r.response_key and p.criterion_key = c.criterion_key and p.is_same_task
+order by r.response_id, c.criterion_id limit {N_EXAMPLES}
+"""
+DANGLING_LABELS_SQL = f"""
+select l.response_id, l.criterion_id, count(*) as n_labels from judge_labels l
+anti join {{index}} x on x.{{column}} = l.{{column}}
+where l.response_id is not null and l.criterion_id is not null
+group by l.response_id, l.criterion_id order by l.response_id, l.criterion_id limit {N_EXAMPLES}
+"""
+DANGLING_RESPONSE = "response_key = -1 and criterion_key is not null"
+DANGLING_CRITERION = "criterion_key = -1 and response_key is not null"
+SAME_TASK = "is_same_task = false"
+SAME_TASK_LABELS_SQL = f"""
+select r.response_id, c.criterion_id, c.task_id as criterion_task, r.task_id as response_task from label_ids g
+inner join response_index r on r.response_key = g.response_key
+inner join criterion_index c on c.criterion_key = g.criterion_key
+where {SAME_TASK} order by r.response_id, c.criterion_id limit {N_EXAMPLES}
+"""
+
+
+# Each table as the release file has it, read from the staging table built from it (the
+# columns staging renames get their file names back); judge_labels is the raw file itself,
+# read only for example rows of a failing label check.
+RAW_VIEWS: dict[str, str] = {
+    "tasks": "select file_row_number, task_id, subcategory, n_user_turns, reference_response "
+    "from staging.stg_release__tasks",
+    "turns": "select file_row_number, task_id, turn_index, role, turn_text as content from staging.stg_release__turns",
+    "criteria": "select file_row_number, criterion_id, task_id, dimension, weight, criterion_text as text "
+    "from staging.stg_release__criteria",
+    "models": "select file_row_number, model_id, display_name, provider, kind from staging.stg_release__models",
+    "responses": "select file_row_number, response_id, task_id, model_id, response_text as content "
+    "from staging.stg_release__responses",
+    "judge_labels": f"select * from {staging.source_view('judge_labels')}",
+    "calibration_labels": "select file_row_number, response_id, criterion_id, annotator_id, is_met as met "
+    "from staging.stg_release__calibration_labels",
+    "redteam_transcripts": "select file_row_number, transcript_id, turn_index, role, turn_text as content, model_id "
+    "from staging.stg_release__redteam_transcripts",
+}
+
