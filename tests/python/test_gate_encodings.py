@@ -21,8 +21,7 @@ from distressbench.build.pipeline import verify_release_unchanged
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.run import Recorder, run_gate
 from distressbench.release import contract
-from distressbench.release.manifest import manifest_sha256
-from distressbench.release.release import parquet_columns
+from distressbench.release.release import load_release, parquet_columns
 from distressbench.submit import submit
 from release_factory import MODEL_IDS, build_tables, edit_manifest, make_release, read_table, refresh_manifest
 from submission_factory import split_release
@@ -69,7 +68,7 @@ def test_strings_however_encoded_are_strings(tmp_path: Path, writer: str) -> Non
     release = make_release(tmp_path / "release")
     _rewrite_all(release, WRITERS[writer])
     rec = Recorder(echo=False)
-    assert set(check_schemas(release, rec)) == set(contract.SCHEMAS)
+    assert set(check_schemas(load_release(release), rec)) == set(contract.SCHEMAS)
     assert all(c.passed for c in rec.checks), [c.line() for c in rec.checks if not c.passed]
     assert pq.read_schema(release / "tasks.parquet").field("task_id").type != pa.string()  # as the writer wrote it
 
@@ -102,7 +101,7 @@ def test_the_embedded_arrow_schema_does_not_decide(tmp_path: Path, store_schema:
         ("text", "string"),
     ]
     rec = Recorder(echo=False)
-    check_schemas(release, rec)
+    check_schemas(load_release(release), rec)
     failed = [c for c in rec.checks if not c.passed]
     assert [(c.check, c.table, c.column) for c in failed] == [("schema_types", "criteria", "weight")]
     assert "weight is int64, expected int32" in failed[0].message
@@ -116,7 +115,7 @@ def test_bytes_that_are_not_utf8_text_are_not_strings(tmp_path: Path) -> None:
     pq.write_table(binary, release / "criteria.parquet")
     refresh_manifest(release)
     rec = Recorder(echo=False)
-    assert "criteria" not in check_schemas(release, rec)
+    assert "criteria" not in check_schemas(load_release(release), rec)
     assert [c.message for c in rec.checks if not c.passed] == [
         "criteria.parquet has 1 column of the wrong type: text is binary, expected string"
     ]
@@ -144,7 +143,7 @@ def test_submit_accepts_strings_however_encoded(tmp_path: Path) -> None:
 
 def _manifest_checks(release: Path) -> dict[str, Any]:
     rec = Recorder(echo=False)
-    check_manifest(release, rec)
+    check_manifest(load_release(release), rec)
     return {c.label: c for c in rec.checks}
 
 
@@ -156,7 +155,7 @@ def test_upper_case_sha256_is_accepted(tmp_path: Path) -> None:
     checks = _manifest_checks(release)
     assert all(c.passed for c in checks.values()), [c.line() for c in checks.values() if not c.passed]
     assert checks["file_sha256 tasks"].passed
-    verify_release_unchanged(release, manifest_sha256(release))  # the build's own re-check agrees
+    verify_release_unchanged(load_release(release))  # the build's own re-check agrees
 
 
 def test_a_wrong_upper_case_sha256_still_fails(tmp_path: Path) -> None:
@@ -179,7 +178,7 @@ def test_a_symlink_out_of_the_release_folder_is_refused_by_name(tmp_path: Path) 
     assert [c.label for c in failed] == ["files_inside"]
     assert failed[0].examples == ['"turns.parquet"']
     assert "symlink to a file outside the release folder" in failed[0].message
-    assert "turns" not in check_schemas(release, Recorder(echo=False))  # never read
+    assert "turns" not in check_schemas(load_release(release), Recorder(echo=False))  # never read
     report = run_gate(release, echo=False)
     assert not report.passed and "files_inside" in {c.check for c in report.failures}
 
@@ -191,4 +190,4 @@ def test_a_symlink_inside_the_release_folder_is_accepted(tmp_path: Path) -> None
     (release / "turns.parquet").symlink_to(Path("data") / "turns.parquet")
     checks = _manifest_checks(release)
     assert all(c.passed for c in checks.values()), [c.line() for c in checks.values() if not c.passed]
-    assert "turns" in check_schemas(release, Recorder(echo=False))
+    assert "turns" in check_schemas(load_release(release), Recorder(echo=False))
