@@ -85,9 +85,7 @@ def check_warehouse(warehouse: Path) -> None:
 def _require_marts(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> duckdb.DuckDBPyConnection:
     """The connection, if the file holds the marts; otherwise closed, and NotAWarehouse."""
     # fetchall, not fetchone: an unfinished result blocks the connection's next statement
-    ((n_marts,),) = connection.execute(
-        "select count(*) from information_schema.schemata where schema_name = 'marts'"
-    ).fetchall()
+    ((n_marts,),) = connection.execute("select count(*) from duckdb_schemas() where schema_name = 'marts'").fetchall()
     if not n_marts:
         connection.close()
         raise NotAWarehouse(f"{warehouse} is a DuckDB file without the marts schema, not a published warehouse")
@@ -146,13 +144,13 @@ def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
     return connection
 
 
-def _refusal(sql: str, kind: str) -> str | None:
+def _refusal(connection: duckdb.DuckDBPyConnection, sql: str, kind: str) -> str | None:
     """Why a statement of this type and text is refused, or None when it only reads."""
     if kind == "SELECT":
         return None
     if kind == "EXPLAIN":
         match = _EXPLAIN.match(sql)
-        inner = duckdb.extract_statements(match.group(1)) if match else []
+        inner = connection.extract_statements(match.group(1)) if match else []
         if len(inner) == 1 and inner[0].type.name == "SELECT":
             return None
         return "refused an EXPLAIN of anything but a select"
@@ -164,16 +162,17 @@ def _refusal(sql: str, kind: str) -> str | None:
     return f"refused this {kind} statement"
 
 
-def reading_statements(sql: str) -> list[str]:
-    """The statements of `sql`, as text; SqlRefused names the first that does not only read."""
+def reading_statements(connection: duckdb.DuckDBPyConnection, sql: str) -> list[str]:
+    """The statements of `sql`, as text, parsed (not run) on `connection`; SqlRefused names
+    the first that does not only read."""
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = connection.extract_statements(sql)
     except duckdb.Error as error:
         raise SqlRefused(str(error).splitlines()[0]) from error
     if not statements:
         raise SqlRefused("no statement to run")
     for statement in statements:
-        refusal = _refusal(statement.query, statement.type.name)
+        refusal = _refusal(connection, statement.query, statement.type.name)
         if refusal is not None:
             raise SqlRefused(
                 f"{refusal}: `distressbench sql` only reads (select, explain, describing pragmas); "
@@ -211,8 +210,8 @@ def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:
 def print_query(sql: str, warehouse: Path) -> int:
     """The `distressbench sql` command: print the result as a table; exit code 0, 1 or 2."""
     try:
-        statements = reading_statements(sql)
         with connect_sandboxed(warehouse) as connection:
+            statements = reading_statements(connection, sql)
             for statement in statements[:-1]:
                 connection.execute(statement)
             cursor = connection.execute(statements[-1])
