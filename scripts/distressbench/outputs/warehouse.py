@@ -41,8 +41,8 @@ _PRAGMA = re.compile(r"\s*pragma\s+(\w+)", re.IGNORECASE)
 NULL_TEXT = "NULL"
 # The most rows `distressbench sql` prints; a note says when there are more.
 MAX_ROWS = 200
-# The schema that unqualified names (and `show tables`) find: the documented marts.
-FIRST_SCHEMA = "marts"
+# Unqualified names (and `show tables`) find the documented marts.
+USE_MARTS = "use marts"
 
 
 class WarehouseMissing(FileNotFoundError):
@@ -97,7 +97,7 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
     Unqualified names resolve in the marts."""
     check_warehouse(warehouse)
     connection = _require_marts(duckdb.connect(str(warehouse), read_only=True), warehouse)
-    connection.execute(f"set search_path = '{FIRST_SCHEMA}'")
+    connection.execute(USE_MARTS)
     return connection
 
 
@@ -131,7 +131,7 @@ def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
     )
     try:
         _require_marts(connection, warehouse)
-        connection.execute(f"set search_path = '{FIRST_SCHEMA}'")
+        connection.execute(USE_MARTS)
         directories = _view_directories(connection)
         if directories:
             connection.execute("set allowed_directories = ?", [directories])
