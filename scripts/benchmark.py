@@ -1,4 +1,4 @@
-"""Benchmark the release pipeline from 1x to 100x and write docs/benchmarks.md.
+"""Benchmark the release pipeline from 1x to 100x and write docs/performance.md.
 
 For each size it generates a synthetic release and times each step as its own subprocess
 under `/usr/bin/time -f '%e %M'` (wall seconds, peak RSS of it and its children): synth;
@@ -6,12 +6,15 @@ under `/usr/bin/time -f '%e %M'` (wall seconds, peak RSS of it and its children)
 build: dbt parses the project from scratch); the same build again with --force into that
 warehouse (a rebuild: dbt parses partially); the bootstrap alone on the built cells. The
 build's own stage times ("[stage] done in x s") and dbt's slowest nodes give the profile.
-Two baselines run on the same release in the same run: the floor, one DuckDB group-by pass
-over judge_labels materialised into a temp table; and a plain pandas computation of the
-headline model metrics (written here only for comparison). Ratios are taken within a run,
-then their median over --runs (fewer at 100x with --runs-100x).
+Three baselines run on the same release in the same run (scripts/benchmarks/, none imports
+the package): the floor, one DuckDB group-by pass over judge_labels materialised into a
+temp table; a plain pandas computation of the headline model metrics; and the like-for-like
+pipeline, the pandas/numpy script doing a build's work (contract checks, metrics, the joint
+task bootstrap). On the built warehouse, `distressbench sql` with a one-row query is timed
+against `python -c` with duckdb alone, --sql-repeats times each. Ratios are taken within a
+run, then their median over --runs (fewer at 100x with --runs-100x).
 
-    .venv/bin/python scripts/benchmark.py                   # everything, writes docs/benchmarks.md
+    .venv/bin/python scripts/benchmark.py                   # everything, writes docs/performance.md
     .venv/bin/python scripts/benchmark.py --scales 1 --runs 1 --no-doc
 """
 
@@ -37,83 +40,17 @@ PYTHON = Path(sys.executable)
 CLI = PYTHON.with_name("distressbench")
 BASE_TASKS = 718
 BASE_MODELS = 25
-STAGES = ("synth", "gate", "build_e2e", "rebuild", "bootstrap", "floor", "pandas")
+STAGES = ("synth", "gate", "build_e2e", "rebuild", "bootstrap", "floor", "pandas", "pipeline", "sql", "duckdb_sql")
+SQL_QUERY = "select count(*) as n from model_scores"
+DUCKDB_ALONE = (
+    "import sys, duckdb; connection = duckdb.connect(sys.argv[1], read_only=True); "
+    "print(connection.execute('select count(*) as n from marts.model_scores').fetchall())"
+)
 BUILD_STAGES = ("gate", "publish check", "dbt build", "verify", "audit", "publish")
 
 
 # --------------------------------------------------------------------------- stage bodies
 # Each runs in its own process (`benchmark.py _stage NAME ...`), so /usr/bin/time sees only it.
-
-
-def _floor(release: Path) -> None:
-    """One DuckDB group-by pass over judge_labels, materialised into a temp table."""
-    import duckdb
-
-    with duckdb.connect() as connection:
-        connection.execute(
-            "create temp table votes as select response_id, criterion_id, count(*) as n,"
-            " count(*) filter (where met) as n_met from read_parquet(?) group by all",
-            [str(release / "judge_labels.parquet")],
-        )
-        (rows,) = connection.execute("select count(*) from votes").fetchone()
-    print(json.dumps({"rows": rows}))
-
-
-def _pandas(release: Path) -> None:
-    """The headline model metrics in plain pandas: verdicts by majority (tie unmet, empty
-    reply unmet), weighted fraction per reply, model score = mean over tasks, best and median
-    ranked model, clinician reference, single/multi-turn, best/median per dimension."""
-    import pandas as pd
-
-    labels = pd.read_parquet(release / "judge_labels.parquet", columns=["response_id", "criterion_id", "met"])
-    votes = labels.groupby(["response_id", "criterion_id"], sort=False)["met"].agg(["size", "sum"]).reset_index()
-    del labels
-    responses = pd.read_parquet(
-        release / "responses.parquet", columns=["response_id", "task_id", "model_id", "content"]
-    )
-    responses["is_empty"] = responses["content"].fillna("").str.strip().eq("")
-    responses = responses.drop(columns="content")
-    criteria = pd.read_parquet(release / "criteria.parquet", columns=["criterion_id", "task_id", "dimension", "weight"])
-    models = pd.read_parquet(release / "models.parquet", columns=["model_id", "kind"])
-    tasks = pd.read_parquet(release / "tasks.parquet", columns=["task_id", "n_user_turns"])
-    pairs = responses.merge(criteria, on="task_id")
-    pairs = pairs.merge(votes, on=["response_id", "criterion_id"], how="left")
-    pairs["met"] = (~pairs["is_empty"]) & (pairs["sum"].fillna(0) * 2 > pairs["size"].fillna(0))
-    pairs["weight_met"] = pairs["weight"] * pairs["met"]
-    dims = (
-        pairs.groupby(["response_id", "model_id", "task_id", "dimension"], sort=False)[["weight", "weight_met"]]
-        .sum()
-        .reset_index()
-    )
-    cells = (
-        dims.groupby(["response_id", "model_id", "task_id"], sort=False)[["weight", "weight_met"]].sum().reset_index()
-    )
-    cells["score"] = cells["weight_met"] / cells["weight"]
-    cells = cells.merge(models, on="model_id").merge(tasks, on="task_id")
-    scores = cells.groupby(["model_id", "kind"])["score"].mean().reset_index()
-    ranked = scores[scores["kind"] == "model"]["score"]
-    ranked_cells = cells[cells["kind"] == "model"]
-    single = ranked_cells[ranked_cells["n_user_turns"] == 1]["score"].mean()
-    multi = ranked_cells[ranked_cells["n_user_turns"] > 1]["score"].mean()
-    dims["score"] = dims["weight_met"] / dims["weight"]
-    dims = dims.merge(models, on="model_id")
-    per_dim = (
-        dims[dims["kind"] == "model"]
-        .groupby(["dimension", "model_id"])["score"]
-        .mean()
-        .groupby("dimension")
-        .agg(["max", "median"])
-    )
-    out = {
-        "best_model_score": float(ranked.max()),
-        "median_model_score": float(ranked.median()),
-        "clinician_reference_score": float(scores[scores["kind"] != "model"]["score"].max()),
-        "single_turn_score": float(single),
-        "multi_turn_score": float(multi),
-        **{f"best_{d}_score": float(r["max"]) for d, r in per_dim.iterrows()},
-        **{f"median_{d}_score": float(r["median"]) for d, r in per_dim.iterrows()},
-    }
-    print(json.dumps(out))
 
 
 def _bootstrap(database: Path) -> None:
@@ -131,9 +68,13 @@ def _bootstrap(database: Path) -> None:
 
 
 def _stage_main(argv: list[str]) -> None:
+    from benchmarks import baselines, pipeline
+
     name, *args = argv
     paths = [Path(a) for a in args]
-    {"floor": _floor, "pandas": _pandas, "bootstrap": _bootstrap}[name](*paths)
+    stages = {"floor": baselines.floor, "pandas": baselines.headline_pandas, "pipeline": pipeline.main,
+              "bootstrap": _bootstrap}
+    stages[name](*paths)
 
 
 # --------------------------------------------------------------------------- driver
@@ -183,7 +124,9 @@ def _build_stages(log: Path) -> dict[str, float]:
     return stages
 
 
-def run_size(label: str, tasks: int, models: int, runs: int, work: Path, rebuild: bool) -> dict[str, Any]:
+def run_size(
+    label: str, tasks: int, models: int, runs: int, work: Path, rebuild: bool, sql_repeats: int
+) -> dict[str, Any]:
     """Every step `runs` times on a fresh release of this size."""
     measures: dict[str, list[Measure]] = {s: [] for s in STAGES}
     nodes: list[tuple[str, float]] = []
@@ -233,7 +176,19 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, rebuild
                 [str(PYTHON), __file__, "_stage", "bootstrap", str(warehouse.resolve())], log=folder / "bootstrap.log"
             )
         )
+        say(f"sql and duckdb alone, {sql_repeats} times each")
+        for repeat in range(sql_repeats):
+            measures["sql"].append(
+                timed([str(CLI), "sql", SQL_QUERY, "--warehouse", str(warehouse)], log=folder / f"sql{repeat}.log")
+            )
+            measures["duckdb_sql"].append(
+                timed([str(PYTHON), "-c", DUCKDB_ALONE, str(warehouse)], log=folder / f"duckdb{repeat}.log")
+            )
         shutil.rmtree(folder / "e2e", ignore_errors=True)
+        say("like-for-like pipeline")
+        measures["pipeline"].append(
+            timed([str(PYTHON), __file__, "_stage", "pipeline", str(release)], log=folder / "pipeline.log")
+        )
         say("pandas")
         measures["pandas"].append(
             timed([str(PYTHON), __file__, "_stage", "pandas", str(release)], log=folder / "pandas.log")
@@ -248,6 +203,13 @@ def run_size(label: str, tasks: int, models: int, runs: int, work: Path, rebuild
         "measures": measures,
         "nodes": nodes,
     }
+
+
+def _ratio(ours: list[Measure], theirs: list[Measure], attribute: str) -> float | None:
+    """The median over runs of ours / theirs, each pair from the same run."""
+    if not ours or not theirs:
+        return None
+    return statistics.median(getattr(a, attribute) / getattr(b, attribute) for a, b in zip(ours, theirs, strict=True))
 
 
 def _median(values: list[Measure], attribute: str) -> float | None:
@@ -266,6 +228,11 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
     row["build_over_pandas_mem"] = statistics.median(b.peak_mib / p.peak_mib for b, p, _ in pairs)
     row["pandas_over_build_time"] = statistics.median(p.seconds / b.seconds for b, p, _ in pairs)
     row["x_floor"] = statistics.median(b.seconds / f.seconds for b, _, f in pairs)
+    row["build_over_pipeline_time"] = _ratio(measures["build_e2e"], measures["pipeline"], "seconds")
+    row["build_over_pipeline_mem"] = _ratio(measures["build_e2e"], measures["pipeline"], "peak_mib")
+    row["rebuild_over_pipeline_time"] = _ratio(measures["rebuild"], measures["pipeline"], "seconds")
+    row["rebuild_over_pipeline_mem"] = _ratio(measures["rebuild"], measures["pipeline"], "peak_mib")
+    row["sql_repeats"] = len(measures["sql"]) // max(1, result["runs"])
     row["stages"] = {
         name: statistics.median(m.extra["stages"].get(name, 0.0) for m in measures["build_e2e"])
         for name in BUILD_STAGES
@@ -326,6 +293,24 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def like_for_like(rows: list[dict[str, Any]]) -> str:
+    """Markdown: the build against the like-for-like pipeline, and `sql` against duckdb alone."""
+    head = (
+        "| size | `build` (first) s / MiB | rebuild s / MiB | pipeline s / MiB | first build / pipeline: time, memory "
+        "| rebuild / pipeline: time, memory | `sql` one row, s (median) | duckdb alone, s (median) |"
+    )
+    lines = [head, "|" + "|".join([" --- "] * (head.count("|") - 1)) + "|"]
+    for r in rows:
+        lines.append(
+            f"| {r['label']} | {_f(r['build_e2e_s'])} / {_f(r['build_e2e_mib'], 0)} "
+            f"| {_f(r['rebuild_s'])} / {_f(r['rebuild_mib'], 0)} | {_f(r['pipeline_s'])} / {_f(r['pipeline_mib'], 0)} "
+            f"| {_f(r['build_over_pipeline_time'], 2)}x, {_f(r['build_over_pipeline_mem'], 2)}x "
+            f"| {_f(r['rebuild_over_pipeline_time'], 2)}x, {_f(r['rebuild_over_pipeline_mem'], 2)}x "
+            f"| {_f(r['sql_s'], 2)} | {_f(r['duckdb_sql_s'], 2)} |"
+        )
+    return "\n".join(lines)
+
+
 def profile(rows: list[dict[str, Any]]) -> str:
     """Markdown: the first build's stage times and the bootstrap alone, per size."""
     head = "| size | " + " | ".join(BUILD_STAGES) + " | bootstrap alone (run_bootstrap) |"
@@ -350,7 +335,8 @@ def main() -> int:
         "--work", type=Path, default=None, help="scratch folder (default: a temp folder, deleted after)"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows as JSON")
-    parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/benchmarks.md")
+    parser.add_argument("--sql-repeats", type=int, default=7, help="processes of `sql` and of duckdb alone per run")
+    parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/performance.md")
     parser.add_argument(
         "--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run"
     )
@@ -372,10 +358,11 @@ def main() -> int:
             runs = args.runs_100x if big else args.runs
             print(f"{label}: {tasks} tasks x {models} models, {runs} run(s)", flush=True)
             result = run_size(
-                label, tasks, models, runs, work / label.replace(" ", "-"), rebuild=not big or args.rebuild_100x
+                label, tasks, models, runs, work / label.replace(" ", "-"),
+                rebuild=not big or args.rebuild_100x, sql_repeats=args.sql_repeats,
             )
             rows.append(summarise(result))
-            print(table(rows[-1:]), flush=True)
+            print(table(rows[-1:]), like_for_like(rows[-1:]), sep="\n\n", flush=True)
             if args.json:  # each size as it ends, so that a run cut short keeps what it measured
                 save_json(args.json, info, rows)
     finally:
@@ -384,7 +371,7 @@ def main() -> int:
     info["load_end"] = load_average()
     if args.json:
         save_json(args.json, info, rows)
-    print(table(rows))
+    print(table(rows), like_for_like(rows), sep="\n\n")
     if not args.no_doc:
         write_doc(rows, info)
     return 0
@@ -396,8 +383,8 @@ def save_json(path: Path, info: dict[str, str], rows: list[dict[str, Any]]) -> N
 
 
 def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
-    """Replace the measured part of docs/benchmarks.md (between the markers), keep the prose."""
-    doc = ROOT / "docs" / "benchmarks.md"
+    """Replace the measured part of docs/performance.md (between the markers), keep the prose."""
+    doc = ROOT / "docs" / "performance.md"
     start, end = "<!-- measured: start -->", "<!-- measured: end -->"
     nodes = "\n".join(
         f"- {r['label']}: " + ", ".join(f"{name} {seconds} s" for name, seconds in r["nodes"]) for r in rows
@@ -408,12 +395,15 @@ def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
         f"Machine: {info['nproc']} cores ({info['cpu']}), {info['memory']} memory, Python {info['python']}; "
         f"{info['date']}; load average at the start {info['load']}{ends} (the machine is shared).\n\n"
         f"{table(rows)}\n\n"
+        "The first build and the rebuild against the like-for-like pipeline; `distressbench sql` against duckdb "
+        "alone (whole processes, median):\n\n"
+        f"{like_for_like(rows)}\n\n"
         "Stages of the first build (seconds, median):\n\n"
         f"{profile(rows)}\n\n"
         "Slowest dbt nodes per size (seconds, last run, from dbt's run_results.json):\n\n"
         f"{nodes}\n{end}"
     )
-    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Benchmarks\n\n{start}\n{end}\n"
+    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Performance\n\n{start}\n{end}\n"
     before, _, rest = text.partition(start)
     _, _, after = rest.partition(end)
     doc.write_text(before + measured + after, encoding="utf-8")

@@ -15,10 +15,18 @@ from typing import NoReturn
 
 from distressbench import settings
 from distressbench.build.process_end import end_without_teardown
+from distressbench.messages import error_line
 
 
 class UsageError(ValueError):
     """A command-line argument that cannot work (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error line quotes at most a readable prefix of the arguments."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(error_line(message))
 
 
 def _writable_file(path: Path, option: str) -> None:
@@ -141,7 +149,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     # The help lists the registered sub-commands (argparse generates it), so it names exactly
     # the commands that exist.
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="distressbench", description="DistressBench: check, build, publish and read a benchmark release."
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -224,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.command}: interrupted", file=sys.stderr)
         return 130
     except UsageError as error:
-        print(f"{args.command}: {error}", file=sys.stderr)
+        print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
         return 2
     except Exception as error:  # one line, never a traceback (the contract of every sub-command)
         if os.environ.get("DISTRESSBENCH_DEBUG"):
@@ -241,11 +249,12 @@ def run() -> NoReturn:
 
 
 def _one_line(error: BaseException) -> str:
-    """The error's message on one line; its type when it has no message."""
-    text = " ".join(str(error).split())
+    """The error's message on one line, at most a readable prefix of it; its type when it
+    has no message."""
+    text = str(error)
     if isinstance(error, OSError) and error.strerror and error.filename:
         text = f"{error.filename}: {error.strerror}"
-    return text or type(error).__name__
+    return error_line(text) or type(error).__name__
 
 
 if __name__ == "__main__":

@@ -125,6 +125,19 @@ def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFi
     assert "NaN" not in out and "None" not in out
 
 
+def test_show_tables_lists_the_marts_and_unqualified_names_read_them(
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    code, out, err = sql(paper_warehouse, "show tables", capsys)
+    assert code == 0, err
+    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+        marts = {r[0] for r in connection.sql("select table_name from information_schema.tables "
+                                               "where table_schema = 'marts'").fetchall()}
+    assert set(out.split()[1:]) == marts and set(MARTS) <= marts
+    code, out, err = sql(paper_warehouse, "select count(*) as n from model_scores", capsys)
+    assert code == 0 and out.split() == ["n", "5"], err
+
+
 def test_sql_reads_describe_and_explain(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     for statement in ("describe marts.model_scores", "explain select * from marts.model_scores",
                       "pragma table_info('marts.model_scores')"):

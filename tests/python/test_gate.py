@@ -1108,7 +1108,7 @@ def test_iso_8601_timestamps_pass(good_release: Path, capsys: pytest.CaptureFixt
 def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     edit_manifest(good_release, release="r" * 101)
-    assert_fails(good_release, capsys, "manifest_release_id manifest.release", "101 characters long", "at most 100")
+    assert_fails(good_release, capsys, "manifest_release_id manifest.release", "(101 characters)", "at most 100")
     edit_manifest(good_release, release="r" * 100)
     assert run(good_release, capsys)[0] == 0
 

@@ -4,9 +4,10 @@ and how the gate shows values in its messages. Every gate module imports these f
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from distressbench.messages import json_quote, shown
 
 N_EXAMPLES = 20  # example keys a failed check shows at most
 
@@ -102,8 +103,9 @@ class Recorder:
 
 
 def quote(text: str) -> str:
-    """A string as the gate shows it: double-quoted, escapes visible, Unicode kept."""
-    return json.dumps(text, ensure_ascii=False)
+    """A string as the gate shows it: double-quoted, escapes visible, Unicode kept; a long
+    one cut to a readable prefix and its length."""
+    return shown(text, json_quote)
 
 
 def listing(examples: list[str], total: int) -> str:

@@ -20,6 +20,7 @@ from typing import TextIO
 
 import duckdb
 
+from distressbench.messages import error_line, shown
 from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only
 from distressbench.release.manifest import manifest_sha256, read_manifest
 
@@ -61,8 +62,9 @@ def one_line(value: str | None) -> str:
 
 
 def quoted(value: str | None) -> str:
-    """An id for a message, quoted and exact: every non-printable character escaped."""
-    return "null" if value is None else repr(value)
+    """An id for a message, quoted and exact: every non-printable character escaped; a long
+    one cut to a readable prefix and its length."""
+    return "null" if value is None else shown(value)
 
 
 def _char_width(ch: str) -> int:
@@ -271,14 +273,14 @@ def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: Tex
         with connect_read_only(warehouse) as connection:
             text = render(connection, task_id, model_id)
     except WarehouseMissing as error:
-        print(_safe_for(sys.stderr, f"show: {error}"), file=sys.stderr)
+        print(_safe_for(sys.stderr, f"show: {error_line(str(error))}"), file=sys.stderr)
         return 2
     except UnknownId as error:
-        print(_safe_for(sys.stderr, f"show: {error}"), file=sys.stderr)
+        print(_safe_for(sys.stderr, f"show: {error_line(str(error))}"), file=sys.stderr)
         return 1
     except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(_safe_for(sys.stderr, f"show: cannot read the drill-down marts of {warehouse}: {first_line}"),
+        print(_safe_for(sys.stderr, error_line(f"show: cannot read the drill-down marts of {warehouse}: {first_line}")),
               file=sys.stderr)
         return 2
     out.write(_safe_for(out, text))

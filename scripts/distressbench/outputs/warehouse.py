@@ -4,7 +4,9 @@
 access is off (no host file is read or written, no extension is installed or loaded, no
 network), the configuration is locked, and only statements that read run (select and
 describe, explain of a select, the pragmas that describe the file); attach, copy, export,
-install, load, set and every write are refused before anything runs. A file from before
+install, load, set and every write are refused before anything runs. Unqualified names
+resolve in the marts schema (`show tables` lists the marts); every other schema stays
+readable by its qualified name (`show all tables` lists them all). A file from before
 the warehouse was self-contained still has views over its release folder: that folder
 alone stays readable. The DuckDB CLI on the file is the analyst's own full-power tool.
 """
@@ -16,9 +18,14 @@ import re
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
+
+from distressbench.messages import error_line
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Bytes 8..11 of every DuckDB database file (the main header's magic).
 _DUCKDB_MAGIC = b"DUCK"
@@ -32,6 +39,10 @@ READING_PRAGMAS = frozenset(
 _EXPLAIN = re.compile(r"\s*explain(?:\s+analyze)?\s+(.*)", re.IGNORECASE | re.DOTALL)
 _PRAGMA = re.compile(r"\s*pragma\s+(\w+)", re.IGNORECASE)
 NULL_TEXT = "NULL"
+# The most rows `distressbench sql` prints; a note says when there are more.
+MAX_ROWS = 200
+# Unqualified names (and `show tables`) find the documented marts.
+USE_MARTS = "use marts"
 
 
 class WarehouseMissing(FileNotFoundError):
@@ -74,9 +85,7 @@ def check_warehouse(warehouse: Path) -> None:
 def _require_marts(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> duckdb.DuckDBPyConnection:
     """The connection, if the file holds the marts; otherwise closed, and NotAWarehouse."""
     # fetchall, not fetchone: an unfinished result blocks the connection's next statement
-    ((n_marts,),) = connection.execute(
-        "select count(*) from information_schema.schemata where schema_name = 'marts'"
-    ).fetchall()
+    ((n_marts,),) = connection.execute("select count(*) from duckdb_schemas() where schema_name = 'marts'").fetchall()
     if not n_marts:
         connection.close()
         raise NotAWarehouse(f"{warehouse} is a DuckDB file without the marts schema, not a published warehouse")
@@ -84,9 +93,12 @@ def _require_marts(connection: duckdb.DuckDBPyConnection, warehouse: Path) -> du
 
 
 def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection: any number may be open while a new release is published."""
+    """A read-only connection: any number may be open while a new release is published.
+    Unqualified names resolve in the marts."""
     check_warehouse(warehouse)
-    return _require_marts(duckdb.connect(str(warehouse), read_only=True), warehouse)
+    connection = _require_marts(duckdb.connect(str(warehouse), read_only=True), warehouse)
+    connection.execute(USE_MARTS)
+    return connection
 
 
 def _view_directories(connection: duckdb.DuckDBPyConnection) -> list[str]:
@@ -109,7 +121,8 @@ def _view_directories(connection: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
-    """The connection `distressbench sql` uses: read-only, no external access, locked."""
+    """The connection `distressbench sql` uses: read-only, no external access, locked, and
+    unqualified names resolve in the marts."""
     check_warehouse(warehouse)
     connection = duckdb.connect(
         str(warehouse),
@@ -117,6 +130,8 @@ def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
     )
     try:
+        _require_marts(connection, warehouse)
+        connection.execute(USE_MARTS)
         directories = _view_directories(connection)
         if directories:
             connection.execute("set allowed_directories = ?", [directories])
@@ -126,16 +141,16 @@ def connect_sandboxed(warehouse: Path) -> duckdb.DuckDBPyConnection:
     except BaseException:
         connection.close()
         raise
-    return _require_marts(connection, warehouse)
+    return connection
 
 
-def _refusal(sql: str, kind: str) -> str | None:
+def _refusal(connection: duckdb.DuckDBPyConnection, sql: str, kind: str) -> str | None:
     """Why a statement of this type and text is refused, or None when it only reads."""
     if kind == "SELECT":
         return None
     if kind == "EXPLAIN":
         match = _EXPLAIN.match(sql)
-        inner = duckdb.extract_statements(match.group(1)) if match else []
+        inner = connection.extract_statements(match.group(1)) if match else []
         if len(inner) == 1 and inner[0].type.name == "SELECT":
             return None
         return "refused an EXPLAIN of anything but a select"
@@ -147,16 +162,17 @@ def _refusal(sql: str, kind: str) -> str | None:
     return f"refused this {kind} statement"
 
 
-def reading_statements(sql: str) -> list[str]:
-    """The statements of `sql`, as text; SqlRefused names the first that does not only read."""
+def reading_statements(connection: duckdb.DuckDBPyConnection, sql: str) -> list[str]:
+    """The statements of `sql`, as text, parsed (not run) on `connection`; SqlRefused names
+    the first that does not only read."""
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = connection.extract_statements(sql)
     except duckdb.Error as error:
         raise SqlRefused(str(error).splitlines()[0]) from error
     if not statements:
         raise SqlRefused("no statement to run")
     for statement in statements:
-        refusal = _refusal(statement.query, statement.type.name)
+        refusal = _refusal(connection, statement.query, statement.type.name)
         if refusal is not None:
             raise SqlRefused(
                 f"{refusal}: `distressbench sql` only reads (select, explain, describing pragmas); "
@@ -172,31 +188,48 @@ def query(sql: str, warehouse: Path) -> pd.DataFrame:
 
 
 def _cell(value: object) -> str:
-    return NULL_TEXT if value is None else str(value)
+    """A value as one cell of the printed table: NULL for null, control characters escaped."""
+    if value is None:
+        return NULL_TEXT
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:
+    """The rows as a plain-text table: a header line, then one line per row, each column
+    right-aligned to its widest cell and columns two spaces apart."""
+    cells = [[_cell(value) for value in row] for row in rows]
+    headers = [_cell(name) for name in names]
+    widths = [max(len(text) for text in column) for column in zip(headers, *cells, strict=True)]
+    return "\n".join("  ".join(text.rjust(width) for text, width in zip(line, widths, strict=True))
+                     for line in [headers, *cells])
 
 
 def print_query(sql: str, warehouse: Path) -> int:
     """The `distressbench sql` command: print the result as a table; exit code 0, 1 or 2."""
     try:
-        statements = reading_statements(sql)
         with connect_sandboxed(warehouse) as connection:
+            statements = reading_statements(connection, sql)
             for statement in statements[:-1]:
                 connection.execute(statement)
             cursor = connection.execute(statements[-1])
             names = [column[0] for column in cursor.description or []]
-            rows = cursor.fetchall() if names else []
+            rows = cursor.fetchmany(MAX_ROWS + 1) if names else []
     except (WarehouseMissing, NotAWarehouse) as error:
-        print(f"sql: {error}", file=sys.stderr)
+        print(f"sql: {error_line(str(error))}", file=sys.stderr)
         return 2
     except (SqlRefused, duckdb.Error) as error:
-        print(f"sql: {str(error).splitlines()[0] if str(error) else type(error).__name__}", file=sys.stderr)
+        print(f"sql: {error_line(str(error).splitlines()[0] if str(error) else type(error).__name__)}",
+              file=sys.stderr)
         return 1
     if not names:
         return 0
     if not rows:
         print(f"(no rows) columns: {', '.join(names)}")
         return 0
-    frame = pd.DataFrame([[_cell(v) for v in row] for row in rows], columns=names, dtype=object)
-    with pd.option_context("display.max_rows", 200, "display.max_columns", 50, "display.width", 200):
-        print(frame.to_string(index=False))
+    print(format_table(names, rows[:MAX_ROWS]))
+    if len(rows) > MAX_ROWS:
+        print(f"(the first {MAX_ROWS} rows; add `limit` and `offset` to read others)")
     return 0
