@@ -1,4 +1,4 @@
-"""Benchmark the release pipeline from 1x to 100x and write docs/performance.md.
+"""Benchmark the release pipeline from 1x to 100x and write docs/benchmarks.md.
 
 For each size it generates a synthetic release and times each step as its own subprocess
 under `/usr/bin/time -f '%e %M'` (wall seconds, peak RSS of it and its children): synth;
@@ -14,7 +14,7 @@ task bootstrap). On the built warehouse, `distressbench sql` with a one-row quer
 against `python -c` with duckdb alone, --sql-repeats times each. Ratios are taken within a
 run, then their median over --runs (fewer at 100x with --runs-100x).
 
-    .venv/bin/python scripts/benchmark.py                   # everything, writes docs/performance.md
+    .venv/bin/python scripts/benchmark.py                   # everything, writes docs/benchmarks.md
     .venv/bin/python scripts/benchmark.py --scales 1 --runs 1 --no-doc
 """
 
@@ -336,7 +336,7 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows as JSON")
     parser.add_argument("--sql-repeats", type=int, default=7, help="processes of `sql` and of duckdb alone per run")
-    parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/performance.md")
+    parser.add_argument("--no-doc", action="store_true", help="print only; do not write docs/benchmarks.md")
     parser.add_argument(
         "--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run"
     )
@@ -383,8 +383,8 @@ def save_json(path: Path, info: dict[str, str], rows: list[dict[str, Any]]) -> N
 
 
 def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
-    """Replace the measured part of docs/performance.md (between the markers), keep the prose."""
-    doc = ROOT / "docs" / "performance.md"
+    """Replace the measured part of docs/benchmarks.md (between the markers), keep the prose."""
+    doc = ROOT / "docs" / "benchmarks.md"
     start, end = "<!-- measured: start -->", "<!-- measured: end -->"
     nodes = "\n".join(
         f"- {r['label']}: " + ", ".join(f"{name} {seconds} s" for name, seconds in r["nodes"]) for r in rows
