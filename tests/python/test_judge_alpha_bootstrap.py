@@ -193,3 +193,10 @@ def test_calibration_by_model_refuses_a_null_model_by_name() -> None:
     pairs.loc[2, "model_id"] = None
     with pytest.raises(CalibrationInputError, match=r"1 null value\(s\) in column 'model_id'"):
         CalibrationResamples(TASKS, pairs, samples=1, by="model_id")
+
+
+def test_calibration_by_model_without_pairs_has_no_rows() -> None:
+    resamples = CalibrationResamples(TASKS, PAIRS.iloc[:0], samples=2, by="model_id")
+    resamples.add(COUNTS[:2], ORDER)
+    out = resamples.intervals(0.05)
+    assert len(out) == 0 and list(out.columns[:2]) == ["model_id", "dimension"]

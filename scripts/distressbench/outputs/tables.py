@@ -523,7 +523,9 @@ J4 = TableSpec(
         Column("Pairs", "count", ("n",)),
         Column(f"Cohen's κ [{INTERVAL_LEVEL} CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high")),
         Column("Meets floor", "text", ("meets_floor_label",)),
-        Column(f"Agreement (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high")),
+        Column(
+            f"Agreement (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high")
+        ),
         Column("Precision (%)", "pct", ("precision",)),
         Column("Recall (%)", "pct", ("recall",)),
         Column(f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high")),

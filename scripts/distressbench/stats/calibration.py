@@ -6,9 +6,10 @@ Method
   sorted by task_id, code-point order) to CalibrationResamples.add. So resample b of the
   calibration and resample b of the leaderboard reweight the same tasks (a joint
   bootstrap), and the counts are drawn once.
-- Per task and per dimension (and over all dimensions), the calibrated pairs' confusion
-  counts (TP, FP, FN, TN; pairs whose clinicians tie are left out beforehand) form an
-  integer design matrix; a resample's counts are ``counts @ design``, exact in float64.
+- Per task and per dimension, the calibrated pairs' confusion counts (TP, FP, FN, TN; pairs
+  whose clinicians tie are left out beforehand) form a sparse integer design matrix; a
+  resample's counts are ``counts @ design``, exact in float64, and 'all' is the sum of the
+  dimensions' counts.
   Agreement, Cohen's kappa and F1 are re-estimated from them in every resample, with the
   formulas of marts.judge_calibration; a resample in which a statistic is undefined (no
   pair drawn, chance agreement 1, no positive) gives NaN, left out of its quantiles.
@@ -26,6 +27,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from distressbench.stats.bootstrap import codes_in
 
@@ -125,10 +127,13 @@ class CalibrationResamples:
         key_of = np.zeros(len(pairs), dtype=np.int64) if by is None else codes_in(
             pairs[by].astype(str), np.array(keys, dtype=object)
         )
-        first = key_of * len(per_key)  # the key's 'all' group
-        self._design = np.zeros((len(self.tasks), len(self.groups) * 4))
-        np.add.at(self._design, (position, first * 4 + cell), 1.0)
-        np.add.at(self._design, (position, (first + dimension_of) * 4 + cell), 1.0)
+        # one column per (key, dimension, cell), sparse: a task holds few of the keys' pairs;
+        # a key's 'all' is the sum of its dimensions' counts, added up after the product
+        self._shape = (len(keys), len(dimensions), 4)
+        column = ((key_of * len(dimensions)) + dimension_of - 1) * 4 + cell
+        self._design = sparse.csr_array(
+            (np.ones(len(pairs)), (position, column)), shape=(len(self.tasks), int(np.prod(self._shape)))
+        )
         self._draws = np.empty((len(STATISTICS), samples, len(self.groups)))
         self._done = 0
 
@@ -139,7 +144,9 @@ class CalibrationResamples:
                 f"the resamples count {len(task_order)} tasks, the calibration has {len(self.tasks)} "
                 "(or other task ids): both must resample every task of the release"
             )
-        confusion = (counts @ self._design).reshape(len(counts), len(self.groups), 4)
+        by_dimension = np.asarray(counts @ self._design).reshape(len(counts), *self._shape)
+        overall = by_dimension.sum(axis=2, keepdims=True)  # exact: integer-valued sums
+        confusion = np.concatenate([overall, by_dimension], axis=2).reshape(len(counts), len(self.groups), 4)
         for i, values in enumerate(_statistics(confusion)):
             self._draws[i, self._done : self._done + len(counts)] = values
         self._done += len(counts)
@@ -154,7 +161,10 @@ class CalibrationResamples:
         quantiles = [alpha / 2, 1 - alpha / 2]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
-            bounds = [np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD) for d in self._draws]
+            bounds = [
+                np.nanquantile(d, quantiles, axis=0, method=QUANTILE_METHOD).reshape(2, len(self.groups))
+                for d in self._draws
+            ]
         frame = {"dimension": pd.Series(self.groups, dtype="str")}
         for name, (low, high) in zip(STATISTICS, bounds, strict=True):
             frame[f"{name}_ci_low"] = low
