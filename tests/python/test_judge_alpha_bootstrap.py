@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from distressbench.stats import calibration
 from distressbench.stats.agreement import AgreementInputError, AlphaResamples
 from distressbench.stats.calibration import CalibrationInputError, CalibrationResamples
 
@@ -155,10 +156,15 @@ def _naive_statistics(rows: pd.DataFrame, weights: pd.Series) -> tuple[float, fl
     return agreement, kappa, f1
 
 
-def test_calibration_by_model_matches_recomputing_each_resample() -> None:
+@pytest.mark.parametrize("sparse_below", [0.0, 1.01], ids=["dense", "sparse"])
+def test_calibration_by_model_matches_recomputing_each_resample(
+    sparse_below: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(calibration, "SPARSE_BELOW", sparse_below)
     resamples = CalibrationResamples(TASKS, PAIRS, samples=len(COUNTS), by="model_id")
     resamples.add(COUNTS[:4], ORDER)
     resamples.add(COUNTS[4:], ORDER)
+    assert isinstance(resamples._design, np.ndarray) == (sparse_below == 0.0)
     out = resamples.intervals(0.1).set_index(["model_id", "dimension"])
     groups = [(m, d) for m in ("m-a", "m-b'") for d in ("all", "routing", "validation")]
     assert sorted(out.index) == sorted(groups)
