@@ -6,8 +6,10 @@ distressbench.calibration_bootstrap.CalibrationResamples, which hold the methods
 tests: the leaderboard bootstrap draws each chunk of resample counts and hands it to the
 calibration's resamples too, so resample b reweights the same tasks in both (and the counts,
 the costliest step, are drawn once). The calibration's rows are statistic
-'calibration_<agreement|kappa|f1>' per dimension (and 'all'), with intervals only;
-int_calibration_resampled lays them out per dimension. B, the seed and alpha come from the
+'calibration_<agreement|kappa|f1>' per dimension (and 'all'), with intervals only, model_id
+null; int_calibration_resampled lays them out per dimension. The same per model (model_id
+set; int_calibration_by_model_resampled), and the headline 'judge_alpha' (estimate and
+interval, from distressbench.stats.agreement.AlphaResamples). B, the seed and alpha come from the
 vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml). The marts
 on top carry the enforced contracts.
 """
@@ -37,10 +39,12 @@ def model(dbt, session):
 
 
 def resampled_rows(dbt):
+    import numpy as np
     import pandas as pd
 
+    from distressbench.stats.agreement import AlphaResamples
     from distressbench.stats.bootstrap import read_inputs, run_bootstrap
-    from distressbench.stats.calibration import STATISTICS, CalibrationResamples
+    from distressbench.stats.calibration import CalibrationResamples
 
     cell_frame, dimension_frame = read_inputs(
         dbt.ref("int_cells_scored"), dbt.ref("int_cells_triaged"), dbt.ref("int_cell_dimensions_scored")
@@ -50,28 +54,51 @@ def resampled_rows(dbt):
     pairs = (
         dbt.ref("int_calibration_pairs_matched")
         .filter("not is_tie")
-        .select("task_id, dimension, is_judge_met, is_gold_met")
+        .select("task_id, dimension, model_id, is_judge_met, is_gold_met")
         .to_arrow_table()
         .to_pandas()
     )
+    units = dbt.ref("int_judge_alpha_task_units").to_arrow_table().to_pandas()
 
     samples = int(dbt.config.get("bootstrap_samples"))
     alpha = float(dbt.config.get("bootstrap_alpha"))
     calibration = CalibrationResamples(tasks["task_id"], pairs, samples=samples)
+    by_model = CalibrationResamples(tasks["task_id"], pairs, samples=samples, by="model_id")
+    judge_alpha = AlphaResamples(tasks["task_id"], units, samples=samples)
+
+    def on_counts(counts: np.ndarray, task_order: np.ndarray) -> None:
+        calibration.add(counts, task_order)
+        by_model.add(counts, task_order)
+        judge_alpha.add(counts, task_order)
+
     estimates = run_bootstrap(
         cell_frame,
         dimension_frame,
         samples=samples,
         seed=int(dbt.config.get("bootstrap_seed")),
         alpha=alpha,
-        on_counts=calibration.add,
+        on_counts=on_counts,
     )
-    intervals = calibration.intervals(alpha)
-    calibration_rows = pd.concat(
+    low, high = judge_alpha.interval(alpha)
+    alpha_row = pd.DataFrame(
+        {"statistic": ["judge_alpha"], "estimate": [judge_alpha.estimate()], "ci_low": [low], "ci_high": [high]}
+    )
+    overall, per_model = calibration.intervals(alpha), by_model.intervals(alpha)
+    return pd.concat([estimates, alpha_row, calibration_rows(overall), calibration_rows(per_model)], ignore_index=True)
+
+
+def calibration_rows(intervals):
+    """CalibrationResamples.intervals in long form: statistic 'calibration_<name>' per row."""
+    import pandas as pd
+
+    from distressbench.stats.calibration import STATISTICS
+
+    return pd.concat(
         [
             pd.DataFrame(
                 {
                     "statistic": f"calibration_{name}",
+                    "model_id": intervals.get("model_id"),
                     "dimension": intervals["dimension"],
                     "ci_low": intervals[f"{name}_ci_low"],
                     "ci_high": intervals[f"{name}_ci_high"],
@@ -80,4 +107,3 @@ def resampled_rows(dbt):
             for name in STATISTICS
         ]
     )
-    return pd.concat([estimates, calibration_rows], ignore_index=True)

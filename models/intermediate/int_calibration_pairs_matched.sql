@@ -1,6 +1,7 @@
 {#- The calibrated pairs: each calibrated (reply, criterion) that has a verdict, with the
     clinicians' majority label (none on a tie) beside the judge's verdict. The one definition
-    that marts.judge_calibration and the calibration's bootstrap both read. -#}
+    that marts.judge_calibration, marts.judge_calibration_by_model and the calibration's
+    bootstrap read. -#}
 with
 
 adjudicated as (
@@ -15,6 +16,7 @@ final as (
     select
         adjudicated.response_id,
         adjudicated.criterion_id,
+        verdicts.model_id,
         verdicts.task_id,
         verdicts.dimension,
         adjudicated.is_tie,

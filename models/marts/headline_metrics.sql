@@ -129,6 +129,7 @@ judge_metrics as (
     union all
     select
         release_id,
+        -- its interval is the task bootstrap's (registry interval_source 'task_bootstrap')
         'judge_alpha' as metric,
         krippendorff_alpha as value,
         cast(null as {{ type_double() }}) as ci_low,

@@ -1,5 +1,5 @@
 -- Every headline metric has an interval, and the interval contains the value; a metric the
--- registry reports without one (interval_source 'none', e.g. judge_alpha) is exempt.
+-- registry reports without one (interval_source 'none') is exempt.
 -- A warning, not an error: a percentile interval of a maximum or a median is not bound to
 -- contain the full-sample value (near-tied leaders bias the resampled maximum upwards), so
 -- a miss on real data is worth a look but must not block a release.

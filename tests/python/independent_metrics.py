@@ -177,3 +177,39 @@ def compute(release: Path, *, tie_rule: str = "unmet", routing_rule: str = "none
         headline[f"best_{dimension}_score"] = max(values)
         headline[f"median_{dimension}_score"] = statistics.median(values)
     return Metrics(kinds, model_scores, dimension_scores, rnr, calibration_metrics, headline)
+
+
+def calibrated_pairs(release: Path, *, tie_rule: str = "unmet") -> pd.DataFrame:
+    """The calibrated (reply, criterion) pairs: task_id, model_id, dimension, the judge's
+    verdict (met), the clinicians' majority (gold; None on a tie) and is_tie."""
+    criteria = _read(release, "criteria")
+    responses = _read(release, "responses")
+    labels = _read(release, "judge_labels")
+    calibration = _read(release, "calibration_labels")
+    votes = labels.groupby(["response_id", "criterion_id"])["met"].agg(size="size", met_votes="sum").reset_index()
+    pairs = responses.merge(criteria, on="task_id").merge(votes, on=["response_id", "criterion_id"])
+    tie = 2 * pairs["met_votes"] == pairs["size"]
+    empty = pairs["content"].fillna("").str.strip().eq("")
+    pairs["met"] = ((2 * pairs["met_votes"] > pairs["size"]) | (tie & (tie_rule == "met"))) & ~empty
+    gold = calibration.groupby(["response_id", "criterion_id"])["met"].agg(n="size", yes="sum").reset_index()
+    gold["is_tie"] = 2 * gold["yes"] == gold["n"]
+    gold["gold"] = 2 * gold["yes"] > gold["n"]
+    joined = gold.merge(pairs, on=["response_id", "criterion_id"])
+    return joined[["task_id", "model_id", "dimension", "met", "gold", "is_tie"]].reset_index(drop=True)
+
+
+def calibration_statistics(tp: float, fp: float, fn: float, tn: float) -> dict[str, float | None]:
+    """Agreement, Cohen's kappa, precision, recall and F1 from a confusion matrix."""
+    n = tp + fp + fn + tn
+    if n == 0:
+        return {"agreement": None, "kappa": None, "precision": None, "recall": None, "f1": None}
+    agreement = (tp + tn) / n
+    judge_yes, gold_yes = (tp + fp) / n, (tp + fn) / n
+    chance = judge_yes * gold_yes + (1 - judge_yes) * (1 - gold_yes)
+    return {
+        "agreement": agreement,
+        "kappa": _ratio(agreement - chance, 1 - chance),
+        "precision": _ratio(tp, tp + fp),
+        "recall": _ratio(tp, tp + fn),
+        "f1": _ratio(2 * tp, 2 * tp + fp + fn),
+    }

@@ -16,8 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.stats import kendalltau
 
-from distressbench import cli
-from independent_metrics import compute, judge_agreement
+from distressbench import cli, settings
+from distressbench.stats.bootstrap import read_inputs, run_bootstrap
+from independent_metrics import calibrated_pairs, calibration_statistics, compute, judge_agreement
 from judge_release_factory import make_judge_release
 from release_factory import rewrite_table
 
@@ -187,3 +188,141 @@ def test_a_release_without_calibration_labels_builds_with_zeros_and_nulls(tmp_pa
     for row in rows:
         assert row["n"] == 0 and row["meets_calibration_floor"] is False
         assert all(row[c] is None for c in ("agreement", "kappa", "f1", "kappa_ci_low", "kappa_ci_high", "f1_ci_high"))
+
+
+def _replayed_counts(marts: duckdb.DuckDBPyConnection) -> tuple[np.ndarray, np.ndarray]:
+    """(task ids, counts) of every resample the build drew: the leaderboard bootstrap rerun on the
+    warehouse's own inputs with the build's vars hands over the same counts, however it draws them."""
+    cells, dimensions = read_inputs(
+        marts.table("intermediate.int_cells_scored"),
+        marts.table("intermediate.int_cells_triaged"),
+        marts.table("intermediate.int_cell_dimensions_scored"),
+    )
+    chunks: list[np.ndarray] = []
+    order: list[np.ndarray] = []
+
+    def keep(counts: np.ndarray, task_order: np.ndarray) -> None:
+        chunks.append(counts.copy())
+        order.append(task_order)
+
+    run_bootstrap(cells, dimensions, on_counts=keep)
+    assert all(np.array_equal(o, order[0]) for o in order)
+    return order[0], np.vstack(chunks)
+
+
+def _quantiles(draws: np.ndarray) -> tuple[float | None, float | None]:
+    defined = draws[~np.isnan(draws)]
+    if len(defined) == 0:
+        return None, None
+    alpha = float(settings.dbt_var("bootstrap_alpha"))
+    low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2], method="linear")
+    return float(low), float(high)
+
+
+@pytest.fixture(scope="module")
+def replayed(marts: duckdb.DuckDBPyConnection) -> tuple[np.ndarray, np.ndarray]:
+    return _replayed_counts(marts)
+
+
+def test_judge_alpha_interval_matches_the_coincidence_matrix_over_the_builds_resamples(
+    release: Path, marts: duckdb.DuckDBPyConnection, replayed: tuple[np.ndarray, np.ndarray]
+) -> None:
+    tasks, counts = replayed
+    responses = pd.read_parquet(release / "responses.parquet")
+    criteria = pd.read_parquet(release / "criteria.parquet")
+    labels = pd.read_parquet(release / "judge_labels.parquet")
+    nonempty = responses[~responses["content"].fillna("").str.strip().eq("")]
+    rows = labels.merge(nonempty[["response_id", "task_id"]], on="response_id").merge(
+        criteria[["criterion_id", "task_id"]], on=["criterion_id", "task_id"]
+    )
+    units = rows.groupby(["task_id", "response_id", "criterion_id"])["met"].agg(n="size", yes="sum").reset_index()
+    units = units[units["n"] >= 2]
+    # each unit's coincidences: met-met, unmet-unmet and the two off-diagonal cells, over n - 1
+    per_unit = np.column_stack(
+        [
+            units["yes"] * (units["yes"] - 1),
+            (units["n"] - units["yes"]) * (units["n"] - units["yes"] - 1),
+            2 * units["yes"] * (units["n"] - units["yes"]),
+        ]
+    ) / (units["n"].to_numpy()[:, None] - 1)
+    position = pd.Index(tasks).get_indexer(units["task_id"])
+    assert (position >= 0).all()
+    per_task = np.zeros((len(tasks), 3))
+    np.add.at(per_task, position, per_unit)
+
+    def alpha(weights: np.ndarray) -> np.ndarray:
+        o = weights @ per_task
+        n_met, n_unmet = o[..., 0] + o[..., 2] / 2, o[..., 1] + o[..., 2] / 2
+        total = n_met + n_unmet
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n_met * n_unmet > 0, 1 - (total - 1) * o[..., 2] / (2 * n_met * n_unmet), np.nan)
+
+    estimate = float(alpha(np.ones(len(tasks))))
+    assert estimate == pytest.approx(judge_agreement(release)[(None, "all")]["krippendorff_alpha"], abs=TOLERANCE)
+    low, high = _quantiles(alpha(counts))
+    (value, ci_low, ci_high), = marts.execute(
+        "select value, ci_low, ci_high from marts.headline_metrics where metric = 'judge_alpha'"
+    ).fetchall()
+    assert _close(value, estimate) and _close(ci_low, low) and _close(ci_high, high), (value, ci_low, ci_high)
+    assert low is not None and high is not None and low < estimate < high
+
+
+def _confusion(pairs: pd.DataFrame) -> tuple[int, int, int, int]:
+    met, gold = pairs["met"].astype(bool), pairs["gold"].astype(bool)
+    return (
+        int((met & gold).sum()), int((met & ~gold).sum()), int((~met & gold).sum()), int((~met & ~gold).sum())
+    )
+
+
+def test_judge_calibration_by_model_matches_an_independent_computation(
+    release: Path, marts: duckdb.DuckDBPyConnection, replayed: tuple[np.ndarray, np.ndarray]
+) -> None:
+    tasks, counts = replayed
+    pairs = calibrated_pairs(release)
+    kept = pairs[~pairs["is_tie"]]
+    models = pd.read_parquet(release / "models.parquet")["model_id"].tolist()
+    dimensions = [d for (d,) in marts.execute("select dimension_id from reference.dimensions").fetchall()]
+    mart = _records(marts, "select * from marts.judge_calibration_by_model")
+    rows = {(r["model_id"], r["dimension"]): r for r in mart}
+    assert set(rows) == {(m, d) for m in models for d in ["all", *dimensions]}
+    floor = float(settings.dbt_var("calibration_kappa_floor"))
+    min_pairs = int(settings.dbt_var("calibration_min_pairs"))
+    position = pd.Index(tasks).get_indexer(kept["task_id"])
+    n_intervals = n_empty = 0
+    for (model, dimension), row in rows.items():
+        in_scope = (pairs["model_id"] == model) & ((dimension == "all") | (pairs["dimension"] == dimension))
+        chosen = kept[in_scope[~pairs["is_tie"]]]
+        tp, fp, fn, tn = _confusion(chosen)
+        assert (row["n"], row["n_ties_dropped"]) == (len(chosen), int((in_scope & pairs["is_tie"]).sum()))
+        assert (row["n_true_positive"], row["n_false_positive"], row["n_false_negative"], row["n_true_negative"]) == (
+            tp, fp, fn, tn
+        )
+        expected = calibration_statistics(tp, fp, fn, tn)
+        for name, value in expected.items():
+            assert _close(row[name], value), (model, dimension, name, row[name], value)
+        kappa = expected["kappa"]
+        assert row["meets_calibration_floor"] == (kappa is not None and kappa >= floor and len(chosen) >= min_pairs)
+        # the intervals: each resample's confusion matrix, the pairs weighted by their task's count
+        scope = in_scope[~pairs["is_tie"]].to_numpy()
+        cells = np.zeros((len(tasks), 4))
+        met, gold = kept["met"].to_numpy(dtype=bool), kept["gold"].to_numpy(dtype=bool)
+        cell = np.select([met & gold, met & ~gold, ~met & gold], [0, 1, 2], default=3)
+        np.add.at(cells, (position[scope], cell[scope]), 1.0)
+        confusion = counts @ cells
+        tp_b, fp_b, fn_b, tn_b = confusion.T
+        n_b = confusion.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            agreement = (tp_b + tn_b) / n_b
+            chance = ((tp_b + fp_b) / n_b) * ((tp_b + fn_b) / n_b) + ((fn_b + tn_b) / n_b) * ((fp_b + tn_b) / n_b)
+            draws = {
+                "agreement": agreement,
+                "kappa": np.where(chance == 1, np.nan, (agreement - chance) / (1 - chance)),
+                "f1": 2 * tp_b / (2 * tp_b + fp_b + fn_b),
+            }
+        for name, values in draws.items():
+            low, high = _quantiles(values)
+            assert _close(row[f"{name}_ci_low"], low) and _close(row[f"{name}_ci_high"], high), (model, dimension, name)
+            n_intervals += low is not None
+            n_empty += low is None
+    assert n_intervals >= 30 and n_empty >= 1
+    assert any(r["n"] == 0 for r in rows.values()) and len({r["n"] for r in rows.values()}) > 3

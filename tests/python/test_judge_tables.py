@@ -1,4 +1,4 @@
-"""The judge-reliability tables (J1, J2), the floor marks in T3 and P, and the report's
+"""The judge-reliability tables (J1-J4), the floor marks in T3 and P, and the report's
 "Judge reliability" section, against the marts of the paper warehouse."""
 
 from __future__ import annotations
@@ -114,7 +114,49 @@ def test_headline_holds_judge_kappa_and_alpha(marts: duckdb.DuckDBPyConnection) 
         "select kappa, kappa_ci_low, kappa_ci_high from marts.judge_calibration where dimension = 'all'"
     ).fetchall()
     (alpha,), = marts.execute("select krippendorff_alpha from marts.judge_agreement where dimension = 'all'").fetchall()
-    assert rows == {"judge_kappa": (kappa, low, high), "judge_alpha": (alpha, None, None)}
+    (estimate, alpha_low, alpha_high), = marts.execute(
+        "select estimate, ci_low, ci_high from intermediate.int_bootstrap_resampled where statistic = 'judge_alpha'"
+    ).fetchall()
+    assert estimate == pytest.approx(alpha, abs=1e-12) and alpha_low is not None and alpha_high is not None
+    assert rows == {"judge_kappa": (kappa, low, high), "judge_alpha": (alpha, alpha_low, alpha_high)}
+
+
+def test_p_shows_judge_alpha_with_its_interval(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
+    (value, low, high), = marts.execute(
+        "select value, ci_low, ci_high from marts.headline_metrics where metric = 'judge_alpha'"
+    ).fetchall()
+    row = next(r for r in _csv(exported / "csv" / "p_paper_comparison.csv") if r["metric"] == "judge_alpha")
+    assert (_num(row["value"]), _num(row["ci_low"]), _num(row["ci_high"])) == (value, low, high)
+    markdown = (exported / "md" / "p_paper_comparison.md").read_text(encoding="utf-8")
+    line = next(x for x in markdown.splitlines() if x.startswith("| Judge self-consistency"))
+    assert f"{tables.pct(value)} [{tables.pct(low)}, {tables.pct(high)}]" in line
+
+
+def test_j4_csv_carries_the_calibration_by_model_mart(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
+    rows = _csv(exported / "csv" / "j4_judge_calibration_by_model.csv")
+    columns = (
+        "model_id", "dimension", "n", "kappa", "kappa_ci_low", "kappa_ci_high", "agreement", "precision", "recall",
+        "f1", "f1_ci_high", "meets_calibration_floor",
+    )
+    expected = marts.execute(
+        f"select {', '.join('c.' + c for c in columns)}, o.model_order from marts.judge_calibration_by_model as c "
+        "inner join reporting.rpt_model_order as o on o.model_id = c.model_id "
+        "order by o.model_order, c.display_order, c.dimension"
+    ).fetchall()
+    (n_models,), = marts.execute("select count(*) from staging.stg_release__models").fetchall()
+    assert len(rows) == len(expected) == 8 * n_models
+    for row, values in zip(rows, expected, strict=True):
+        model, dimension, n, *numbers, meets, _ = values
+        assert (row["model_id"], row["dimension"], int(row["n"])) == (model, dimension, n)
+        assert [_num(row[c]) for c in columns[3:-1]] == numbers
+        assert row["meets_calibration_floor"] == ("true" if meets else "false")
+    assert {r["dimension"] for r in rows[::8]} == {"all"}
+    markdown = (exported / "md" / "j4_judge_calibration_by_model.md").read_text(encoding="utf-8")
+    body = [x for x in markdown.splitlines() if x.startswith("| ")][2:]
+    # each model's name once, on its 'all' row; its dimensions' rows below it leave it blank
+    assert len(body) == 8 * n_models and sum(x.startswith("|  | ") for x in body) == 7 * n_models
+    latex = (exported / "latex" / "j4_judge_calibration_by_model.tex").read_text(encoding="utf-8")
+    assert "κ" not in latex and r"$\kappa$" in latex
 
 
 def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
@@ -123,3 +165,6 @@ def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_pat
     assert "<h2>Judge reliability</h2>" in section and 'id="fig-judge-reliability"' in section
     for spec in (tables.J1, tables.J2, tables.J3):
         assert f'id="{tables.html_id(spec)}"' in section, spec.key
+    by_model = text.split('<section id="sec-calibration-by-model">', 1)[1].split("</section>", 1)[0]
+    assert "<h2>Judge calibration by model</h2>" in by_model and f'id="{tables.html_id(tables.J4)}"' in by_model
+    assert text.index('id="sec-calibration"') < text.index('id="sec-calibration-by-model"')

@@ -124,6 +124,13 @@ SECTIONS: tuple[Section, ...] = (
                     "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension."),),
         ("T7",),
     ),
+    Section(
+        "calibration-by-model", "Judge calibration by model",
+        "The judge against the clinicians on each model's replies: a judge more lenient with one model than with "
+        "another moves that model's rank, so a model whose judge misses the floor has a score resting on a judge "
+        "not shown to be trustworthy for it.",
+        (), ("J4",),
+    ),
     Section("changes", "Changes since the previous release", "", (), (), body=changes_section, heading=changes_title),
     _judge_reliability(),
     Section("cases", "Cases", "", (), (), body=cases_section),

@@ -504,7 +504,36 @@ J3 = TableSpec(
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2, J3)
+J4 = TableSpec(
+    key="J4",
+    slug="judge_calibration_by_model",
+    title="Judge calibration by model",
+    caption=(
+        "How far the judge can be trusted on each model's replies: its verdicts against the clinicians' majority "
+        "label on the calibrated pairs of that model (clinician ties dropped, 'met' the positive class), over all "
+        f"criteria and per dimension. Cohen's κ, agreement and F1 (%) with {INTERVAL_LEVEL} bootstrap intervals "
+        "(tasks resampled, the same resamples as every other interval), precision and recall (%); the floor as in "
+        "J1: κ at least calibration_kappa_floor on at least calibration_min_pairs pairs. A judge more lenient with "
+        "one model's replies than another's moves that model's rank."
+    ),
+    model="rpt_judge_calibration_by_model",
+    columns=(
+        Column("Model", "text", ("model_label",), collapse=True),
+        Column("Dimension", "text", ("label",)),
+        Column("Pairs", "count", ("n",)),
+        Column(f"Cohen's κ [{INTERVAL_LEVEL} CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high")),
+        Column("Meets floor", "text", ("meets_floor_label",)),
+        Column(
+            f"Agreement (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high")
+        ),
+        Column("Precision (%)", "pct", ("precision",)),
+        Column("Recall (%)", "pct", ("recall",)),
+        Column(f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high")),
+    ),
+    wide=True,
+)
+
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2, J3, J4)
 
 # --------------------------------------------------------------------------- loading
 
