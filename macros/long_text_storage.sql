@@ -1,6 +1,6 @@
 {#- How a table of long texts (the replies) is stored. DuckDB picks a string compression by
-    sampling, and for the replies it picks one that is slow to write and large: at 100x their
-    0.6 GB of text took ~4 s to write and 231 MiB, while zstd takes ~1 s and 43 MiB. The setting
+    sampling, and for the replies it picks one that is slower to write and several times larger than zstd
+    (docs/benchmarks.md). The setting
     is global to the database, so the model's pre-hook turns it on and its post-hook turns it
     off (the gate runs the same hooks). Strings are compressed as row groups are written: a
     small table left for the checkpoint keeps the default. Another engine needs nothing. -#}

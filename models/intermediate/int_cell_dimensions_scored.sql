@@ -1,6 +1,6 @@
 {#- Per (reply, dimension): the weighted fraction of the dimension's criteria met. Tasks with
-    no criterion in a dimension have no row for it. By the reply's surrogate key (12.6 M rows
-    at 100x): the models that need the reply's ids join them from stg_release__responses. -#}
+    no criterion in a dimension have no row for it. By the reply's surrogate key (the largest
+    table after the labels): the models that need the reply's ids join them from stg_release__responses. -#}
 with
 
 verdicts as (

@@ -9,8 +9,7 @@
     the raw file only when a group has no mask), the null met labels and whether the reply is
     empty (joined with its key, so that the verdicts and the judge-reliability models read
     this table without joining the replies again). Only what the verdicts, the
-    judge-reliability marts and the gate read: every aggregate here costs time on every label
-    (at 100x, ~1 s each). The release build runs this SQL in the gate, which checks its rows
+    judge-reliability marts and the gate read: every aggregate here costs time on every label. The release build runs this SQL in the gate, which checks its rows
     before dbt builds on them. -#}
 with
 
@@ -49,7 +48,7 @@ criterion_index as (
 ),
 
 -- grouped by the ids first, then keyed: one hash group-by of the labels, and the joins to the
--- keys on the groups (at 100x, a third of the time of keying every label and grouping integers)
+-- keys on the groups, not on every label
 grouped as (
     select
         response_id,

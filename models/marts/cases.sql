@@ -1,6 +1,6 @@
 {{ config(materialized='view') }}
 {#- A view: the cases are assembled in int_cases_flagged; the reply's text is read from the
-    staging table of the replies rather than copied (at 100x, 0.6 GB of text). -#}
+    staging table of the replies rather than copied, so the file holds it once. -#}
 with
 
 release as (

@@ -89,8 +89,8 @@ RANK_QUANTILE_METHOD = "inverted_cdf"
 # One float64 copy of the count matrix per chunk (the product reads it as it is).
 COUNT_BYTES_BUDGET = 128 * 2**20
 # Resamples drawn from one random stream (SeedSequence.spawn child): fixed, so that the
-# draws depend neither on the thread count nor on the chunks; small enough that a chunk of
-# 100x's 233 resamples spans several streams for the threads to draw.
+# draws depend neither on the thread count nor on the chunks; small enough that one chunk
+# of resamples spans several streams for the threads to draw.
 RESAMPLES_PER_STREAM = 100
 # Threads that draw and count, one stream at a time; the result does not depend on it.
 DRAW_THREADS = max(1, min(os.cpu_count() or 1, 8))
@@ -439,10 +439,9 @@ def read_inputs(
     int_cells_scored, int_cells_triaged and int_cell_dimensions_scored (dbt.ref's in the Python
     model, where dbt finds its dependencies; tables of a built warehouse in the benchmark).
 
-    Through Arrow, with string columns as categoricals: at 100x .df() peaked at ~4.6 GiB, and
-    each distinct id is looked up once, not once per row. The 12.6 M dimension rows (at 100x)
-    come by response_key alone and take their cell's model_id and task_id here: DuckDB
-    handing their ids to Arrow, 25 M strings, took ~2 s of the model.
+    Through Arrow, with string columns as categoricals, so each distinct id is held once. The
+    dimension rows come by response_key alone and take their cell's model_id and task_id
+    here, rather than as millions of id strings from DuckDB.
     """
     cell_frame = (
         cells.set_alias("cells")
@@ -527,8 +526,8 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
 
     Each row is sorted once, best first; a score's rank is 1 + the position of the first
     score equal to it in that order (so exact ties share the better rank), found by carrying
-    forward the position where each run of equal scores starts. O(k log k) per row, where
-    comparing every pair of models took O(k**2) (0.7 s against 0.2 s at 250 models)."""
+    forward the position where each run of equal scores starts. O(k log k) per row, not the
+    O(k**2) of comparing every pair of models."""
     b, k = scores.shape
     order = np.argsort(-scores, axis=1, kind="stable")
     ordered = np.take_along_axis(scores, order, axis=1)
