@@ -25,7 +25,6 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from distressbench.gate import staging
 from distressbench.gate.gx import N_EXAMPLES, GxRunner, Outcome, gx
 from distressbench.gate.results import Recorder, listing, quote
 from distressbench.release import contract
@@ -639,7 +638,7 @@ DERIVED: tuple[Derived, ...] = (
     ),
 )
 
-# judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.gate.staging
+# judge_labels is read once, by int_judge_labels_aggregated (dbt runs it with the staging models
 # before these checks): one row per (reply, criterion, judge) with its label counts, sample
 # masks, null met labels and surrogate keys (null for a null id, -1 for an id not in the
 # release); label_ids adds whether the criterion is of the reply's task. Every label check
@@ -683,11 +682,12 @@ LABEL_VIEWS: tuple[Derived, ...] = (
     ),
     # the same in total: (reply, criterion of its task) pairs against those with a label. A
     # labelled pair is one row per judge, so with one judge the rows are the pairs; judges
-    # are counted as int_verdicts_keyed counts them (macro count_judges).
+    # are counted as int_verdicts_keyed counts them (the macro count_judges' SQL, written out).
     Derived(
         "label_totals",
         ("judge_labels", "responses", "criteria"),
-        f"with judges as (select {staging.macro_sql('count_judges', 'judge_id')} as n from label_groups), "
+        "with judges as (select count(distinct judge_id) + max(case when judge_id is null then 1 else 0 end) as n "
+        "from label_groups), "
         "single as (select count(*) as n from label_ids where is_same_task "
         "and (select n from judges) <= 1), "
         "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
@@ -1090,7 +1090,7 @@ RAW_VIEWS: dict[str, str] = {
     "models": "select file_row_number, model_id, display_name, provider, kind from staging.stg_release__models",
     "responses": "select file_row_number, response_id, task_id, model_id, response_text as content "
     "from staging.stg_release__responses",
-    "judge_labels": f"select * from {staging.source_view('judge_labels')}",
+    "judge_labels": "select * from release_source__judge_labels",
     "calibration_labels": "select file_row_number, response_id, criterion_id, annotator_id, is_met as met "
     "from staging.stg_release__calibration_labels",
     "redteam_transcripts": "select file_row_number, transcript_id, turn_index, role, turn_text as content, model_id "
