@@ -380,12 +380,14 @@ def _discard_unpublished(building: Path) -> None:
 
 
 def build_release(
-    release_dir: Path, warehouse: Path, settings: Settings, *, force: bool = False
+    release_dir: Path, warehouse: Path, settings: Settings | None = None, *, force: bool = False
 ) -> tuple[Path, bool]:
-    """Run every stage; returns the published database file and whether this build
-    published it (False: identical content was already published). Raises StageFailed."""
+    """Run every stage (with the default Settings unless given); returns the published
+    database file and whether this build published it (False: identical content was
+    already published). Raises StageFailed."""
     from distressbench.gate.run import run_gate
 
+    settings = settings or Settings()
     layout = WarehouseLayout(warehouse.absolute())
     release_dir = release_dir.absolute()
     with ExitStack() as stack:
