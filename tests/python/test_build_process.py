@@ -1,10 +1,8 @@
 """The build as a process: settings read once, a stopped build leaves nothing running, an
-unwritable warehouse folder is refused at once, any path works, and dbt's artifacts show
-the build as it is."""
+unwritable warehouse folder is refused at once, and any path works."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -18,7 +16,7 @@ import pytest
 
 from distressbench import cli
 from distressbench.build.dbt_process import PID_FILE, end_leftover
-from distressbench.build.pipeline import DBT_TARGET, WORK_FOLDER, WarehouseLayout
+from distressbench.build.pipeline import WORK_FOLDER, WarehouseLayout
 from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
 from release_factory import make_release
 
@@ -135,7 +133,7 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     build, dbt = _start_build(releases / "b", warehouse, tmp_path / "out")
     build.kill()
     build.wait()
-    _wait_for(lambda: not _alive(dbt), "dbt to end with its parent", timeout=30)
+    _wait_for(lambda: not _alive(dbt), "dbt to end with its parent", timeout=10)
     assert cli.main(["build", str(releases / "b"), "--warehouse", str(warehouse)]) == 0
     assert _published_release(warehouse) == "fixture-b"
 
@@ -161,19 +159,9 @@ def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path
 def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    release = make_release(tmp_path / "Bob's results [v2] {x}" / "release", release_id="fixture-odd")
+    release = make_release(tmp_path / "Bob's results [v2] {x} *" / "release", release_id="fixture-odd")
     warehouse = tmp_path / "q'uo[te] {x}" / "w.duckdb"
     code = cli.main(["build", str(release), "--warehouse", str(warehouse)])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert _published_release(warehouse) == "fixture-odd"
-
-
-def test_dbt_artifacts_list_every_data_test_of_the_release_build_as_a_node(warehouse: Path) -> None:
-    target = WarehouseLayout(warehouse).builds_dir / DBT_TARGET
-    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
-    results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"]
-    tests = {uid for uid, node in manifest["nodes"].items() if node["resource_type"] == "test"}
-    ran = {r["unique_id"]: r["status"] for r in results}
-    assert tests and {uid: ran.get(uid) for uid in tests} == dict.fromkeys(tests, "pass")
-    assert not [uid for uid in ran if uid.startswith("unit_test.")]
