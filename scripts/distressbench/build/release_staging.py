@@ -75,20 +75,23 @@ class DbtStaging:
         link_release(self._links, tables, manifest)
         readable = [*tables, *(["manifest"] if manifest is not None else [])]
         selected = [staging_model(table) for table in readable]
+        if not selected:  # nothing passed the file checks: nothing to read
+            return StagingResult(self._database, self._links, {})
         outcome = self._dbt.invoke(["run", "--select", *selected])
         by_model = {node.name: node for node in outcome.nodes}
         unreadable: dict[str, str] = {}
+        not_read: set[str] = set()
         for table in readable:
             node = by_model.get(staging_model(table))
             if node is None or node.status == "success":
                 continue
-            if node.status == "skipped":
-                unreadable[table] = "not read: the replies or criteria it is matched with could not be read"
+            if node.status == "skipped":  # the judge labels, when the replies or criteria could not be read
+                not_read.add(table)
             else:
-                unreadable[table] = node.message.replace(str(self._links), str(release_dir))
+                unreadable[table] = " ".join(node.message.replace(str(self._links), str(release_dir)).split())
         if outcome.exception is not None and not outcome.nodes:
             raise RuntimeError(f"dbt could not run the staging models: {outcome.exception}")
-        return StagingResult(self._database, self._links, unreadable)
+        return StagingResult(self._database, self._links, unreadable, frozenset(not_read))
 
 
 @contextmanager

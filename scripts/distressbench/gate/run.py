@@ -38,11 +38,14 @@ STAGES = ("manifest", "schema", "values")
 @dataclass(frozen=True)
 class StagingResult:
     """What the staging step built: the database holding the staging tables, the folder of
-    links to the release files it read, and the tables that could not be read (table -> error)."""
+    links to the release files it read, the tables that could not be read (table -> error),
+    and those not read because a table they are matched with could not be (their checks are
+    reported as skipped)."""
 
     database: Path
     links: Path
     unreadable: dict[str, str]
+    not_read: frozenset[str] = frozenset()
 
 
 # (release folder, tables that passed stage 2, the manifest if it passed stage 1) -> what was built
@@ -83,6 +86,7 @@ def run_gate(
     # manifest check is read (a failed one is already reported by name)
     manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
     built = staging(release_dir, valid_tables, release_dir / contract.MANIFEST if manifest_ok else None)
+    valid_tables = {table: path for table, path in valid_tables.items() if table not in built.not_read}
     _readable_checks(built, valid_tables, manifest_ok, recorder)
     with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as spill:
         config = {"memory_limit": memory_limit, "temp_directory": spill, "preserve_insertion_order": False}
