@@ -1106,7 +1106,7 @@ def check_values(
     gx_runner: GxRunner,
     unreadable: dict[str, str] | None = None,
 ) -> None:
-    """Stage 3 over the tables that passed stage 2 and were built into `con` (by dbt, distressbench.build.release_staging).
+    """Stage 3 over the tables that passed stage 2 and that dbt built into `con`.
     A table in `unreadable` (its file's data could not be read: table -> error) fails every
     check that reads it."""
     all_frames, all_probes = frames(), probes()
