@@ -1,4 +1,3 @@
-{{ config(tags=['built_by_gate']) }}
 {#- The one pass over the judge labels: one row per (response_id, criterion_id, judge_id) that
     has labels, keyed by the replies' and criteria's surrogate keys (null for a null id, -1 for
     an id not in the release; the groups of two known ids are unique by key, those of an

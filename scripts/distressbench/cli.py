@@ -8,14 +8,14 @@ DISTRESSBENCH_DEBUG=1 to see the traceback of an unexpected error.
 from __future__ import annotations
 
 import argparse
-import os
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import NoReturn
 
-from distressbench import settings
-from distressbench.build.process_end import end_without_teardown
 from distressbench.messages import error_line
+from distressbench.settings import Settings
 
 
 class UsageError(ValueError):
@@ -29,6 +29,14 @@ class _Parser(argparse.ArgumentParser):
         super().error(error_line(message))
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so that every child process is ended on the way out."""
+
+
+def _terminated(_signal: int, _frame: FrameType | None) -> None:
+    raise Terminated
+
+
 def _writable_file(path: Path, option: str) -> None:
     """Refuse, before any work, an output path that is a folder or sits under a file."""
     if path.is_dir():
@@ -38,7 +46,7 @@ def _writable_file(path: Path, option: str) -> None:
         raise UsageError(f"{option} {path}: {parent} is not a folder")
 
 
-def _cmd_synth(args: argparse.Namespace) -> int:
+def _cmd_synth(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.synth.generate import SynthConfig, write_release
 
     config = SynthConfig(
@@ -52,8 +60,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_gate(args: argparse.Namespace) -> int:
-    from distressbench.gate.run import run_gate
+def _cmd_gate(args: argparse.Namespace, settings: Settings) -> int:
+    from distressbench.build.release_staging import gate
 
     release = Path(args.release_dir)
     if not release.is_dir():
@@ -61,11 +69,11 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         return 2
     if args.report:
         _writable_file(Path(args.report), "--report")
-    report = run_gate(release, report_path=Path(args.report) if args.report else None)
+    report = gate(release, Path(args.report) if args.report else None, settings)
     return 0 if report.passed else 1
 
 
-def _cmd_build(args: argparse.Namespace) -> int:
+def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.build.pipeline import build
 
     release = Path(args.release_dir) if args.release_dir else None
@@ -76,19 +84,20 @@ def _cmd_build(args: argparse.Namespace) -> int:
             print("build: --warehouse and --force are for the DuckDB build; Spark builds go to "
                   "DISTRESSBENCH_SPARK_DIR", file=sys.stderr)
             return 2
-        return build_on_spark(release)
-    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
-    return build(release, warehouse, force=args.force)
+        return build_on_spark(release, settings)
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
+    return build(release, warehouse, settings, force=args.force)
 
 
-def _cmd_submit(args: argparse.Namespace) -> int:
+def _cmd_submit(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.submit import SubmissionRefused, submit
 
     for folder, whose in ((args.base_release_dir, "base release"), (args.submission_dir, "submission")):
         if not Path(folder).is_dir():
             raise UsageError(f"no such {whose} folder: {folder}")
     try:
-        done = submit(Path(args.base_release_dir), Path(args.submission_dir), Path(args.out), release_id=args.release)
+        done = submit(Path(args.base_release_dir), Path(args.submission_dir), Path(args.out), release_id=args.release,
+                      memory_limit=settings.memory_limit)
     except SubmissionRefused as error:
         print(f"submit: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
         return 1
@@ -97,29 +106,29 @@ def _cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_pack(args: argparse.Namespace) -> int:
+def _cmd_pack(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.pack import pack_command
 
-    return pack_command(Path(args.src_dir), Path(args.out), args.release, args.synthetic)
+    return pack_command(Path(args.src_dir), Path(args.out), args.release, args.synthetic, settings)
 
 
-def _cmd_import_inspect(args: argparse.Namespace) -> int:
+def _cmd_import_inspect(args: argparse.Namespace, _settings: Settings) -> int:
     from distressbench.evals.command import import_inspect_command
 
     return import_inspect_command(args.logs, args.base, args.out, args.epoch)
 
 
-def _cmd_sql(args: argparse.Namespace) -> int:
+def _cmd_sql(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.outputs.warehouse import print_query
 
-    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     return print_query(args.query, warehouse)
 
 
-def _cmd_tables(args: argparse.Namespace) -> int:
+def _cmd_tables(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.outputs.tables import export_tables
 
-    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
@@ -129,20 +138,20 @@ def _cmd_tables(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
+def _cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.outputs.report import write_report
 
-    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     _writable_file(Path(args.out), "--out")
     out = write_report(warehouse, Path(args.out))
     print(out)
     return 0
 
 
-def _cmd_show(args: argparse.Namespace) -> int:
+def _cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     from distressbench.outputs.show import show
 
-    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse_path()
+    warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     return show(warehouse, args.task_id, args.model)
 
 
@@ -226,26 +235,32 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    settings = Settings(debug=False)
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        return int(args.func(args))
+        settings = Settings.from_environment()
+        return int(args.func(args, settings))
     except KeyboardInterrupt:
         print(f"{args.command}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"{args.command}: terminated (SIGTERM); every process it started has ended", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except UsageError as error:
         print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
         return 2
     except Exception as error:  # one line, never a traceback (the contract of every sub-command)
-        if os.environ.get("DISTRESSBENCH_DEBUG"):
+        if settings.debug:
             raise
         print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
         return 2 if isinstance(error, OSError | ValueError) else 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run() -> NoReturn:
-    """The console command: main(), then the process ends without tearing down the modules it
-    imported. Every file and database is closed by then; the teardown is Great Expectations'
-    and pyspark's (~0.6 s after a build or a gate, which import them)."""
-    end_without_teardown(main())
+    """The console command."""
+    sys.exit(main())
 
 
 def _one_line(error: BaseException) -> str:

@@ -36,6 +36,7 @@ from distressbench.gate.files import safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
+from distressbench.settings import Settings
 
 TABLES = contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES
 SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
@@ -280,10 +281,13 @@ def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
     return pa.Table.from_arrays(columns, schema=schema) if fits else None
 
 
-def pack(src_dir: Path, out_dir: Path, *, release_id: str | None = None, synthetic: bool = False) -> Packed:
+def pack(
+    src_dir: Path, out_dir: Path, *, release_id: str | None = None, synthetic: bool = False,
+    settings: Settings | None = None,
+) -> Packed:
     """Check every source table, write the release into a temporary folder beside out_dir,
     gate it, and rename it into place. Raises PackRefused (nothing written) when a check fails."""
-    from distressbench.gate.run import run_gate
+    from distressbench.build.release_staging import gate
 
     started = time.perf_counter()
     rec = Recorder(echo=False)
@@ -316,19 +320,19 @@ def pack(src_dir: Path, out_dir: Path, *, release_id: str | None = None, synthet
             pq.write_table(data, folder / contract.file_name(table), compression=COMPRESSION)
         created_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
         write_manifest(folder, chosen, synthetic=synthetic, created_at=created_at)
-        report = run_gate(folder, echo=False)
+        report = gate(folder, None, settings or Settings(), echo=False)
         if not report.passed:
             raise PackRefused(report.failures)
     return Packed(out_dir, chosen, {t: d.num_rows for t, d in tables.items()}, time.perf_counter() - started)
 
 
-def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic: bool) -> int:
+def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic: bool, settings: Settings) -> int:
     """`distressbench pack`: one line per failed check and exit code 1, or the release written."""
     if not src_dir.is_dir():
         print(f"pack: no such source folder: {src_dir}", file=sys.stderr)
         return 2
     try:
-        done = pack(src_dir, out_dir, release_id=release_id, synthetic=synthetic)
+        done = pack(src_dir, out_dir, release_id=release_id, synthetic=synthetic, settings=settings)
     except PackRefused as error:
         for check in error.failures:
             print(check.line(), flush=True)

@@ -1,11 +1,17 @@
-"""Where the project, the embedded default release and the published warehouse live, how
-much memory DuckDB may take (the settings read from the environment, with their defaults),
-and the project's vars (dbt_project.yml)."""
+"""The settings of one command: read from the environment once (`Settings.from_environment`,
+by the CLI) and passed down; where the project lives; the project's dbt vars.
+
+Each default lives in one place: the environment's in `Settings` below, the models' constants
+in dbt_project.yml's vars. profiles.yml's `env_var(..., default)` are the defaults of plain
+`dbt` runs (outside this package), which `test_dbt_project.py` keeps equal to these.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +22,39 @@ SEEDS_DIR = PROJECT_ROOT / "seeds"
 
 DEFAULT_RELEASE_DIR = PROJECT_ROOT / "data" / "releases" / "synthetic-default"
 DEFAULT_WAREHOUSE = PROJECT_ROOT / "warehouse" / "distressbench.duckdb"
-# DuckDB spills beyond it. At 100x the build's peak (dbt's process: DuckDB plus ~0.2 GiB of
-# Python) was 2.2 GiB with it, 2.3 GiB with 2GB, a little under a quarter of the pandas
-# baseline's; 2GB was ~2% faster (docs/benchmarks.md, eighth round).
-# profiles.yml repeats it as env_var's default for plain dbt (tests/python/test_dbt_project.py
-# keeps the two equal).
+DEFAULT_SPARK_DIR = PROJECT_ROOT / "warehouse" / "spark"
+# DuckDB spills beyond it (the gate's connection and dbt's, in a release build); profiles.yml
+# repeats it as env_var's default for plain dbt.
 DEFAULT_MEMORY_LIMIT = "1.8GB"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the environment sets for one command (variable: meaning, default)."""
+
+    warehouse: Path = DEFAULT_WAREHOUSE  # DISTRESSBENCH_WAREHOUSE: the published warehouse
+    memory_limit: str = DEFAULT_MEMORY_LIMIT  # DISTRESSBENCH_MEMORY_LIMIT: DuckDB's memory limit
+    dbt_threads: int | None = None  # DISTRESSBENCH_THREADS: dbt's threads (None: by release size)
+    spark_dir: Path = DEFAULT_SPARK_DIR  # DISTRESSBENCH_SPARK_DIR: where Spark builds live
+    debug: bool = False  # DISTRESSBENCH_DEBUG: an unexpected error shows its traceback
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings the variables in `environ` (default: this process's) give; an unset
+        or empty variable takes its default. A bad value raises ValueError naming it."""
+        env = os.environ if environ is None else environ
+        threads = env.get("DISTRESSBENCH_THREADS") or None
+        if threads is not None and not (threads.isdigit() and int(threads) > 0):
+            raise ValueError(f"DISTRESSBENCH_THREADS must be a positive whole number, not {threads[:40]!r}")
+        warehouse = env.get("DISTRESSBENCH_WAREHOUSE")
+        spark_dir = env.get("DISTRESSBENCH_SPARK_DIR")
+        return cls(
+            warehouse=Path(warehouse).absolute() if warehouse else DEFAULT_WAREHOUSE,
+            memory_limit=env.get("DISTRESSBENCH_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT,
+            dbt_threads=int(threads) if threads is not None else None,
+            spark_dir=Path(spark_dir).absolute() if spark_dir else DEFAULT_SPARK_DIR,
+            debug=bool(env.get("DISTRESSBENCH_DEBUG")),
+        )
 
 
 def dbt_var(name: str) -> Any:
@@ -37,20 +70,3 @@ def dbt_var(name: str) -> Any:
 def _dbt_vars() -> dict[str, Any]:
     project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
     return project.get("vars") or {}
-
-
-def release_dir() -> Path:
-    """The release dbt reads: DISTRESSBENCH_RELEASE, else the embedded default."""
-    configured = os.environ.get("DISTRESSBENCH_RELEASE")
-    return Path(configured).resolve() if configured else DEFAULT_RELEASE_DIR
-
-
-def warehouse_path() -> Path:
-    """The published warehouse: DISTRESSBENCH_WAREHOUSE, else warehouse/distressbench.duckdb."""
-    configured = os.environ.get("DISTRESSBENCH_WAREHOUSE")
-    return Path(configured).resolve() if configured else DEFAULT_WAREHOUSE
-
-
-def memory_limit() -> str:
-    """DuckDB's memory limit for the gate, dbt and submit: DISTRESSBENCH_MEMORY_LIMIT, else 1.8GB."""
-    return os.environ.get("DISTRESSBENCH_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT

@@ -225,7 +225,9 @@ def _run_value_checks(
                    f"{count} {check.what}: {listing(examples, count)}")
 
 
-def check_submission(base_release: Release, submission: Release, rec: Recorder) -> str | None:
+def check_submission(
+    base_release: Release, submission: Release, rec: Recorder, memory_limit: str = settings.DEFAULT_MEMORY_LIMIT
+) -> str | None:
     """Every check, as far as it can go; returns the base release id (None if unreadable)."""
     base = Recorder(echo=False)
     base_id = check_manifest(base_release, base)
@@ -240,7 +242,7 @@ def check_submission(base_release: Release, submission: Release, rec: Recorder) 
     if not files_ok or broken or any(t not in base_valid for t in needed_base):
         rec.skip("value checks", "need a valid base release and submission files with the contract's schemas")
         return base_id
-    with duckdb.connect(config={"memory_limit": settings.memory_limit()}) as connection:
+    with duckdb.connect(config={"memory_limit": memory_limit}) as connection:
         for table in needed_base:
             _register(connection, f"base_{table}", base_valid[table])
         for table, view in (("models", "sub_models"), ("responses", "sub_responses"), ("judge_labels", "sub_labels")):
@@ -349,7 +351,13 @@ def write_derived(base: Release, submission_dir: Path, out_dir: Path, release_id
 
 
 def submit(
-    base_dir: Path, submission_dir: Path, out_dir: Path, *, release_id: str | None = None, echo: bool = True
+    base_dir: Path,
+    submission_dir: Path,
+    out_dir: Path,
+    *,
+    release_id: str | None = None,
+    echo: bool = True,
+    memory_limit: str = settings.DEFAULT_MEMORY_LIMIT,
 ) -> Submitted:
     """Check the submission against the base release, then write the derived release to out_dir.
     Raises SubmissionRefused (nothing written) when a check fails."""
@@ -365,7 +373,7 @@ def submit(
         rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))],
                    f"{out_dir} already exists; the derived release is written to a new folder")
     base, submission = load_release(base_dir), load_release(submission_dir)
-    base_id = check_submission(base, submission, rec)
+    base_id = check_submission(base, submission, rec, memory_limit)
     chosen = release_id
     if chosen is None and base_id is not None:
         chosen = derived_release_id(base_id, submission)

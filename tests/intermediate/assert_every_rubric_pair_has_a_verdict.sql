@@ -1,4 +1,3 @@
-{{ config(tags=['gate_guaranteed']) }}
 -- int_verdicts_keyed: every (reply, criterion of its task) pair has labels (the contract's
 -- completeness), hence a verdict. One row per reply short of verdicts; its verdicts are
 -- unique pairs of its task (their key test), so fewer than its rubric means a pair unlabelled.

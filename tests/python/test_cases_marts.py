@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
+from distressbench import settings
 from distressbench.build.pipeline import build_release
 from distressbench.synth.generate import SynthConfig, write_release
 from independent_cases import cases, criterion_pass_rates
@@ -102,8 +103,8 @@ def test_synthetic_release_drill_down_marts_match_pandas(synthetic: tuple[Path, 
         assert n_hardest == 3 * 7
 
 
-def test_the_readme_drill_down_queries_run(case_warehouse: Path) -> None:  # noqa: F811
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_documented_drill_down_queries_run(case_warehouse: Path) -> None:  # noqa: F811
+    readme = (settings.PROJECT_ROOT / "docs" / "querying.md").read_text(encoding="utf-8")
     section = readme.split("## Reading the conversations behind the numbers", 1)[1].split("\n## ", 1)[0]
     block = section.split("```sql", 1)[1].split("```", 1)[0]
     queries = [q.strip() for q in block.split(";") if q.strip()]

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,10 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate import gx as gate_gx
+from distressbench.build.release_staging import gate
 from distressbench.gate.gx import GxRunner, _widened, gx
-from distressbench.gate.run import quote, run_gate
+from distressbench.gate.run import quote
 from distressbench.release import contract
+from distressbench.settings import Settings
 from release_factory import (
     CLINICIAN_ID,
     JUDGES,
@@ -186,7 +186,7 @@ def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_run_gate_returns_the_report_quietly(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = run_gate(good_release, echo=False)
+    report = gate(good_release, None, Settings(), echo=False)
     assert report.passed and report.failures == []
     assert capsys.readouterr().out == ""
     assert report.to_json()["n_failed"] == 0
@@ -769,7 +769,7 @@ def test_narrow_numbers_are_widened_for_great_expectations() -> None:
     }
     assert wide.drop(columns="name").to_numpy().tolist() == frame.drop(columns="name").to_numpy().tolist()
     assert wide.index.equals(frame.index) and wide["name"].tolist() == frame["name"].tolist()
-    (weight, share) = GxRunner.shared().validate(
+    (weight, share) = GxRunner().validate(
         frame,
         [
             gx.expectations.ExpectColumnValuesToBeBetween(column="weight", min_value=1, max_value=20),
@@ -778,23 +778,6 @@ def test_narrow_numbers_are_widened_for_great_expectations() -> None:
     )
     assert (weight.success, weight.unexpected_count, weight.unexpected_index) == (False, 2, [1, 2])
     assert (share.success, share.unexpected_count, share.unexpected_index) == (False, 1, [1])
-
-
-def test_great_expectations_does_not_fingerprint_the_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """GX hashes every pandas batch below a size threshold for a batch marker the gate never
-    reads (1.3 s of one frame at 100x); the runner sets the threshold so that it hashes none."""
-    from great_expectations.execution_engine import pandas_execution_engine
-
-    def fingerprint(frame: pd.DataFrame) -> str:
-        raise AssertionError(f"GX fingerprinted a frame of {len(frame)} rows")
-
-    monkeypatch.setattr(pandas_execution_engine, "hash_pandas_dataframe", fingerprint)
-    monkeypatch.setattr(gate_gx, "_MEMO", OrderedDict())  # GX runs, not a remembered outcome
-    frame = pd.DataFrame({"weight": np.arange(1, 1001, dtype=np.int64) % 20 + 1})
-    (outcome,) = GxRunner.shared().validate(
-        frame, [gx.expectations.ExpectColumnValuesToBeBetween(column="weight", min_value=1, max_value=20)]
-    )
-    assert (outcome.success, outcome.error) == (True, None)
 
 
 def test_no_clinician_reference(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:

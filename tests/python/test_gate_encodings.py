@@ -18,10 +18,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench.build.pipeline import verify_release_unchanged
+from distressbench.build.release_staging import gate
 from distressbench.gate.files import check_manifest, check_schemas
-from distressbench.gate.run import Recorder, run_gate
+from distressbench.gate.results import Recorder
 from distressbench.release import contract
 from distressbench.release.release import load_release, parquet_columns
+from distressbench.settings import Settings
 from distressbench.submit import submit
 from release_factory import MODEL_IDS, build_tables, edit_manifest, make_release, read_table, refresh_manifest
 from submission_factory import split_release
@@ -80,7 +82,7 @@ def test_a_release_of_every_string_encoding_passes_the_gate(tmp_path: Path) -> N
     for i, (table, data) in enumerate(build_tables().items()):
         WRITERS[names[i % len(names)]](data, release / contract.file_name(table))
     refresh_manifest(release)
-    report = run_gate(release, echo=False)
+    report = gate(release, None, Settings(), echo=False)
     assert report.passed, [c.line() for c in report.failures]
 
 
@@ -130,7 +132,7 @@ def test_submit_accepts_strings_however_encoded(tmp_path: Path) -> None:
         assert pq.read_schema(path).field("response_id" if table != "models" else "model_id").type == pa.large_string()
     out = tmp_path / "derived"
     submit(tmp_path / "base", tmp_path / "submission", out, echo=False)
-    assert run_gate(out, echo=False).passed
+    assert gate(out, None, Settings(), echo=False).passed
     for table in contract.release_files(original):
         assert sorted(map(repr, read_table(out, table).to_pylist())) == sorted(
             map(repr, read_table(original, table).to_pylist())
@@ -179,7 +181,7 @@ def test_a_symlink_out_of_the_release_folder_is_refused_by_name(tmp_path: Path) 
     assert failed[0].examples == ['"turns.parquet"']
     assert "symlink to a file outside the release folder" in failed[0].message
     assert "turns" not in check_schemas(load_release(release), Recorder(echo=False))  # never read
-    report = run_gate(release, echo=False)
+    report = gate(release, None, Settings(), echo=False)
     assert not report.passed and "files_inside" in {c.check for c in report.failures}
 
 

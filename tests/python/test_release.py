@@ -11,10 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench.build.pipeline import StageFailed, verify_release_unchanged
-from distressbench.gate.run import run_gate
+from distressbench.build.release_staging import gate
 from distressbench.release import contract
 from distressbench.release import manifest as manifest_module
 from distressbench.release.release import load_release
+from distressbench.settings import Settings
 from release_factory import edit_manifest, read_table
 
 
@@ -69,7 +70,7 @@ def test_the_gate_checks_the_release_as_loaded_without_reading_its_files_again(
     monkeypatch.setattr(manifest_module, "_open_regular", refuse)
     monkeypatch.setattr(pq, "ParquetFile", refuse)
     monkeypatch.setattr(pq, "read_schema", refuse)
-    report = run_gate(release, echo=False)
+    report = gate(release, None, Settings(), echo=False)
     assert report.passed, [c.line() for c in report.failures]
     assert report.release_dir == str(good_release)
 
@@ -79,7 +80,7 @@ def test_the_gate_reports_a_loaded_hash_that_differs_from_the_manifest(good_rele
         **load_release(good_release).manifest["files"],  # type: ignore[index]
         "tasks.parquet": {"sha256": "0" * 64, "rows": read_table(good_release, "tasks").num_rows},
     })
-    report = run_gate(load_release(good_release), echo=False)
+    report = gate(load_release(good_release), None, Settings(), echo=False)
     failed = {c.label for c in report.failures}
     assert failed == {"file_sha256 tasks"}, failed
 

@@ -22,9 +22,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate.run import run_gate
+from distressbench.build.release_staging import gate
 from distressbench.release import contract, folders
 from distressbench.release.manifest import manifest_sha256, read_manifest
+from distressbench.settings import Settings
 from distressbench.submit import MAX_RELEASE_ID, SubmissionRefused, derived_release_id, submit
 from release_factory import MODEL_IDS, TASK_IDS, criterion_id, make_release, read_table
 from submission_factory import split_release
@@ -53,7 +54,7 @@ def test_a_valid_submission_gives_the_original_release_back(split: tuple[Path, P
     out = tmp_path / "derived"
     done = submit(base, submission, out, echo=False)
     assert done.out_dir == out and out.is_dir()
-    assert run_gate(out, echo=False).passed
+    assert gate(out, None, Settings(), echo=False).passed
     for table in contract.release_files(original):
         assert _rows(out, table) == _rows(original, table), table
         assert pq.read_schema(out / contract.file_name(table)).equals(contract.SCHEMAS[table]), table

@@ -1,6 +1,7 @@
-{{ config(materialized='view') }}
-{#- One row per raw judge label. A view, read once by int_judge_labels_aggregated (which the
-    release build runs with this SQL inlined): the raw labels are not copied into the warehouse. -#}
+{{ config(materialized='ephemeral') }}
+{#- One row per raw judge label. Ephemeral: read once, inlined into int_judge_labels_aggregated
+    (and into its tests), so the raw labels are not copied into the warehouse and the warehouse
+    reads nothing outside itself. -#}
 with
 
 source as (

@@ -1,138 +1,180 @@
-"""dbt for the release build, in a process of its own that starts before the gate.
+"""dbt in a child process: the project parsed once, then one `dbt` command per order.
 
-dbt's import and the parse of the project take ~2.5 s at 1x, more than the gate's file
-checks and staging; they depend only on the project, not on the release. So the build starts
-this process first (`DbtProcess.start`): it imports dbt and parses the project while the gate
-runs in the build's process, then waits. `DbtProcess.build` tells it to `dbt build` the rest
-of the project on the staging layer the gate built; `DbtProcess.stop` (a refused release,
-nothing to publish, any failure) lets it end without building. It waits for its order on its
-stdin, so if the build's process dies before giving one, it ends too. (If the build's
-process is killed while dbt builds, dbt finishes into the unpublished file, which the next
-build clears, as the `dbt` subprocess this replaces did.)
+`DbtProcess.start` starts `python -m distressbench.build.dbt_process`, which parses the project
+(dbt's target folder is kept between builds, so dbt parses partially) and then runs each
+command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`, answering with what
+each node did. dbt logs as it always does: its console output goes to `console.log` in the
+log folder, its file log to `logs/dbt.log`, its artifacts (run_results.json, manifest.json)
+to the target folder.
 
-Run as `python -m distressbench.build.dbt_process PROJECT_DIR` by `DbtProcess` only.
+The child never outlives its parent: it asks Linux to send it SIGTERM when the parent ends
+(prctl PR_SET_PDEATHSIG), so a CLI killed with -9 takes it along; `DbtProcess.stop` ends it
+(SIGTERM, then SIGKILL) and waits for it. It writes its pid into the log folder
+(`dbt.pid`) so that a later build, under the build lock, can end one that is still there
+(`end_leftover`). Between commands the child closes its DuckDB connection, so the gate's own
+connection can open the same database file.
+
+Run as `python -m distressbench.build.dbt_process PARENT_PID PROJECT_DIR` by DbtProcess only.
 """
 
 from __future__ import annotations
 
-import gc
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, NoReturn
+from typing import IO, Any
 
 from distressbench import settings
-from distressbench.build.process_end import end_without_teardown
 
-if TYPE_CHECKING:
-    from dbt.artifacts.schemas.run import RunExecutionResult
-    from dbt.contracts.graph.manifest import Manifest
-    from dbt.contracts.graph.nodes import GenericTestNode
-    from dbt_common.events.base_types import EventMsg
-
-# What the release build leaves out of `dbt build` (plain `dbt build` runs everything): the
-# unit tests, and the nodes tagged LEFT_OUT_TAGS. `--indirect-selection empty`: leaving out a
-# model the gate built does not leave out the tests that read it (a project's own singular
-# tests still run); the tests the gate guarantees are left out by their tag. The generic data
-# tests it does run are not nodes either: they run in one query at the end (`one_query_tests`).
-LEFT_OUT_TAGS = ("built_by_gate", "gate_guaranteed", "implied_upstream", "release_invariant")
-DBT_RELEASE_EXCLUDES = ("--exclude-resource-type", "unit_test", "--indirect-selection", "empty")
-# What dbt sees as the release folder in a release build: nothing there. The gate has built
-# the staging layer into the file; dbt reads only that (and a constant path keeps dbt's
-# partial parsing across releases).
-NO_RELEASE = "release-is-read-by-the-gate"
-BUILD_ORDER = "build"
-CONSOLE_LOG = "console.log"  # dbt's warnings and errors, in the log folder
-# the events printed beside dbt's warnings and errors: the end-of-run summary, which opens
-# the list of what failed, and where a failed node's compiled SQL is
-PRINTED_EVENTS = frozenset({"EndOfRunSummary", "SQLCompiledPath"})
-ONE_QUERY_TESTS_VAR = "tests_in_one_query"  # the var that hands run_tests_in_one_query its tests
-RUN_RESULTS = "run_results.json"  # dbt's record of the build, in its target folder
+CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
+PID_FILE = "dbt.pid"  # the child's pid, in the log folder
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's saved parse, in its target folder
 PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the target folder saved
-STOP_TIMEOUT_S = 60
+STOP_TIMEOUT_S = 10
+_PR_SET_PDEATHSIG = 1
 
 
 class DbtFailed(RuntimeError):
-    """dbt could not parse the project, or a node of the build failed."""
+    """dbt could not parse the project, or its process ended before answering."""
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """What one node of a dbt command did (as in run_results.json)."""
+
+    unique_id: str
+    name: str
+    resource_type: str
+    status: str  # success, error, skipped, pass, fail, warn
+    message: str
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("error", "fail", "runtime error")
+
+
+@dataclass(frozen=True)
+class DbtOutcome:
+    """What one dbt command did: whether it succeeded, each node, and dbt's exception."""
+
+    success: bool
+    nodes: tuple[NodeResult, ...]
+    exception: str | None
+
+    def failures(self) -> list[NodeResult]:
+        return [node for node in self.nodes if node.failed]
 
 
 class DbtProcess:
-    """The dbt process of one release build, building into `database`."""
+    """The dbt child process of one build or gate."""
 
-    def __init__(self, process: subprocess.Popen[bytes], console: Path) -> None:
+    def __init__(self, process: subprocess.Popen[str], log_dir: Path) -> None:
         self._process = process
-        self._console = console
+        self.log_dir = log_dir
+        self._parsed = False  # the parse's answer is read before the first command's
 
     @classmethod
-    def start(cls, database: Path, *, log_dir: Path, target_dir: Path, threads: int) -> DbtProcess:
-        """Start dbt's import and parse; `target_dir` is dbt's target folder (kept between
-        builds, dbt parses partially); dbt runs `threads` nodes side by side unless
-        DISTRESSBENCH_THREADS says otherwise."""
+    def start(
+        cls,
+        *,
+        database: Path,
+        release_links: Path,
+        log_dir: Path,
+        target_dir: Path,
+        threads: int,
+        memory_limit: str,
+        environ: Mapping[str, str] | None = None,
+    ) -> DbtProcess:
+        """Start dbt on `database` (the profile's path), reading the release through the
+        folder of links `release_links`, with `threads` threads and DuckDB's `memory_limit`."""
         log_dir.mkdir(parents=True, exist_ok=True)
         forget_the_parse_of_another_folder(target_dir)
         env = {
-            **os.environ,
-            "DISTRESSBENCH_RELEASE": str(log_dir / NO_RELEASE),
-            "DISTRESSBENCH_MEMORY_LIMIT": settings.memory_limit(),  # the gate's limit, for dbt's DuckDB too
+            **(os.environ if environ is None else environ),
+            "DISTRESSBENCH_RELEASE": str(release_links),
+            "DISTRESSBENCH_MEMORY_LIMIT": memory_limit,
             "DISTRESSBENCH_BUILD_DB": str(database),
-            "DISTRESSBENCH_THREADS": os.environ.get("DISTRESSBENCH_THREADS", str(threads)),
+            "DISTRESSBENCH_THREADS": str(threads),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             "DBT_USE_COLORS": "false",
             "DBT_TARGET_PATH": str(target_dir),
             "DBT_LOG_PATH": str(log_dir / "logs"),
-            # dbt's loggers format a line for every event, statements included, before they
-            # look at its level: ~0.5 s of a 1x build's dbt stage. The console is off (the
-            # process prints dbt's warnings and errors itself, `print_problems`), and so is
-            # the file log unless DBT_LOG_LEVEL_FILE asks for it (info, or debug for every
-            # statement).
-            "DBT_LOG_LEVEL": "none",
-            "DBT_LOG_LEVEL_FILE": os.environ.get("DBT_LOG_LEVEL_FILE", "none"),
         }
-        console = log_dir / CONSOLE_LOG
-        with console.open("wb") as sink:
+        with (log_dir / CONSOLE_LOG).open("w", encoding="utf-8") as console:
             process = subprocess.Popen(
-                [sys.executable, "-m", "distressbench.build.dbt_process", str(settings.PROJECT_ROOT)],
-                cwd=settings.PROJECT_ROOT, env=env, stdin=subprocess.PIPE, stdout=sink, stderr=subprocess.STDOUT,
+                [sys.executable, "-m", "distressbench.build.dbt_process", str(os.getpid()), str(settings.PROJECT_ROOT)],
+                cwd=settings.PROJECT_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=console,
+                text=True,
             )
-        return cls(process, console)
+        (log_dir / PID_FILE).write_text(str(process.pid), encoding="utf-8")
+        return cls(process, log_dir)
 
-    def build(self) -> None:
-        """`dbt build` of the release (what DBT_RELEASE_EXCLUDES leaves in); raises DbtFailed
-        with dbt's list of what failed."""
-        self._order(BUILD_ORDER)
-        code = self._process.wait()
-        if code != 0:
-            printed = self._console.read_text(encoding="utf-8", errors="replace")
-            _, summary, errors = printed.partition("Completed with")  # dbt's list of what failed
-            detail = (summary + errors if summary else printed)[-3000:]
-            raise DbtFailed(
-                f"dbt exited {code}:\n{detail}\ndbt's warnings and errors: {self._console}; "
-                f"DBT_LOG_LEVEL_FILE=debug writes its full log into {self._console.parent / 'logs'}"
-            )
+    def invoke(self, arguments: list[str]) -> DbtOutcome:
+        """Run `dbt <arguments>` (the project's folders are added) and say what it did."""
+        if not self._parsed:
+            parsed = self._answer()
+            if not parsed.success:
+                raise DbtFailed(f"dbt could not parse the project: {parsed.exception}; {self._console_tail()}")
+            self._parsed = True
+        stdin: IO[str] | None = self._process.stdin
+        if stdin is None or self._process.poll() is not None:
+            raise DbtFailed(f"dbt's process has ended; {self._console_tail()}")
+        stdin.write(json.dumps(arguments) + "\n")
+        stdin.flush()
+        return self._answer()
 
     def stop(self) -> None:
-        """End the process without building (a no-op once it has ended); waits for it, so
-        that it never writes dbt's target folder after the build has returned."""
+        """End the process (a no-op once it has ended) and wait for it."""
         if self._process.poll() is None:
-            self._order("")
+            self._process.terminate()
             try:
                 self._process.wait(timeout=STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
+        for stream in (self._process.stdin, self._process.stdout):
+            if stream is not None:
+                stream.close()
+        (self.log_dir / PID_FILE).unlink(missing_ok=True)
 
-    def _order(self, order: str) -> None:
-        stdin: IO[bytes] | None = self._process.stdin
-        if stdin is None or stdin.closed:
-            return
-        try:
-            stdin.write(f"{order}\n".encode())
-            stdin.close()
-        except BrokenPipeError:  # the process has already ended (dbt could not parse): build() reports it
-            pass
+    def _answer(self) -> DbtOutcome:
+        stdout: IO[str] | None = self._process.stdout
+        line = stdout.readline() if stdout is not None else ""
+        if not line:
+            code = self._process.wait()
+            raise DbtFailed(f"dbt's process ended with exit code {code}; {self._console_tail()}")
+        answer = json.loads(line)
+        return DbtOutcome(answer["success"], tuple(NodeResult(**node) for node in answer["nodes"]), answer["exception"])
+
+    def _console_tail(self) -> str:
+        console = self.log_dir / CONSOLE_LOG
+        text = console.read_text(encoding="utf-8", errors="replace") if console.exists() else ""
+        return f"dbt's output ({console}) ends:\n{text[-2000:]}"
+
+
+def end_leftover(log_dir: Path) -> None:
+    """End the dbt process an earlier build left in `log_dir` if it still runs (its parent was
+    killed before it could end it). Called under the build lock, before the folder is cleared."""
+    try:
+        pid = int((log_dir / PID_FILE).read_text(encoding="utf-8"))
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if b"distressbench.build.dbt_process" not in command:
+        return  # the pid has been reused by another program
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if Path(f"/proc/{pid}").exists():
+        os.kill(pid, signal.SIGKILL)
 
 
 def forget_the_parse_of_another_folder(target_dir: Path) -> None:
@@ -154,122 +196,54 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
         marker.write_text(folder, encoding="utf-8")
 
 
-def main(project: str) -> int:
-    """In the dbt process: parse the project in folder `project`, wait for the order, build.
+def _end_with_parent(parent: int) -> None:
+    """Have Linux send this process SIGTERM when its parent ends; end now if it already has."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:
+        sys.exit(1)
 
-    What lives until the process ends (dbt's modules, then the parsed project and the
-    bootstrap's modules: ~190,000 objects at 1x) is frozen out of Python's cyclic garbage
-    collector (gc.freeze), which walked all of it in every full collection, holding the GIL:
-    at 1x 0.32-0.35 s of collections in the parse and 0.95-1.10 s in the build, against
-    0.13 s and 0.52-0.55 s."""
+
+def _outcome(result: Any) -> dict[str, Any]:
+    """A dbtRunnerResult as the JSON answer the parent reads."""
+    nodes = []
+    for node in getattr(result.result, "results", None) or []:
+        nodes.append(
+            {
+                "unique_id": node.node.unique_id,
+                "name": node.node.name,
+                "resource_type": str(node.node.resource_type),
+                "status": str(node.status),
+                "message": str(node.message or ""),
+            }
+        )
+    exception = None if result.exception is None else f"{type(result.exception).__name__}: {result.exception}"
+    return {"success": bool(result.success), "nodes": nodes, "exception": exception}
+
+
+def main(parent: int, project: str) -> int:
+    """In the child: parse the project, answer, then run each command read from stdin."""
+    _end_with_parent(parent)
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # dbt's console output goes to the console log
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
     from dbt.cli.main import dbtRunner
 
-    gc.freeze()
-    project_flags = ["--profiles-dir", project, "--project-dir", project]
-    parsed = dbtRunner(callbacks=[print_problems]).invoke(["parse", *project_flags])
+    flags = ["--profiles-dir", project, "--project-dir", project]
+    parsed = dbtRunner().invoke(["parse", *flags])
+    answers.write(json.dumps(_outcome(parsed)) + "\n")
+    answers.flush()
     if not parsed.success:
-        print(f"Completed with an error: dbt could not parse the project: {parsed.exception}", flush=True)
         return 1
-    # the bootstrap models' imports (numpy, pandas), also paid while the gate runs
-    import distressbench.stats.bootstrap
-    import distressbench.stats.calibration  # noqa: F401
-
-    batched = one_query_tests(parsed.result)
-    excluded = [*(f"tag:{tag}" for tag in LEFT_OUT_TAGS), *(node.name for node in batched)]
-    test_ids = json.dumps({ONE_QUERY_TESTS_VAR: [node.unique_id for node in batched]})
-    gc.freeze()
-
-    if sys.stdin.readline().strip() != BUILD_ORDER:
-        return 0
-    # the parse has written manifest.json; dbt would write it again after the build (~0.5 s at
-    # 1x, on the build's critical path), so the build writes no JSON and its run results are
-    # written here, where dbt would put them
-    built = dbtRunner(manifest=parsed.result, callbacks=[print_problems]).invoke(
-        ["build", "--no-write-json", *DBT_RELEASE_EXCLUDES, "--exclude", *excluded, "--vars", test_ids, *project_flags]
-    )
-    if built.result is not None:
-        write_run_results(built.result, batched if built.success else [])
-    _end(0 if built.success else 1)
-
-
-def one_query_tests(manifest: Manifest) -> list[GenericTestNode]:
-    """The generic data tests the release build runs in one query, at the end of the run
-    (the on-run-end hook run_tests_in_one_query), instead of as nodes (~40 ms of dbt's Python
-    each): those not tagged LEFT_OUT_TAGS whose outcome is a plain count of failing rows (an
-    error when there is any, nothing stored), of a generic test of the project or of dbt on
-    a model or seed, with arguments and `where` as written (no Jinja). Any other test stays
-    a node."""
-    from dbt.contracts.graph import nodes
-
-    return sorted(
-        (
-            node
-            for node in manifest.nodes.values()
-            if isinstance(node, nodes.GenericTestNode)
-            and node.test_metadata.namespace is None  # the project's or dbt's own generic test
-            and node.attached_node is not None  # on a model or seed, not on a source
-            and "{{" not in json.dumps([arguments_of(node), node.config.where])  # nothing to render
-            and not set(node.tags) & set(LEFT_OUT_TAGS)
-            and str(node.config.severity).lower() == "error"
-            and (node.config.fail_calc, node.config.warn_if, node.config.error_if) == ("count(*)", "!= 0", "!= 0")
-            and node.config.limit is None
-            and not node.config.store_failures
-            and node.config.store_failures_as is None
-        ),
-        key=lambda node: node.unique_id,
-    )
-
-
-def arguments_of(node: GenericTestNode) -> dict[str, object]:
-    """A generic test's arguments besides its model."""
-    return {name: value for name, value in node.test_metadata.kwargs.items() if name != "model"}
-
-
-def write_run_results(result: RunExecutionResult, batched: list[GenericTestNode]) -> None:
-    """dbt's run_results.json of the build (dbt writes none: `--no-write-json`), where dbt
-    would put it, with a passing result for each test run in one query (given only when the
-    build succeeded, so when each of them passed)."""
-    path = Path(os.environ["DBT_TARGET_PATH"]) / RUN_RESULTS
-    result.write(str(path))
-    if batched:
-        written = json.loads(path.read_text(encoding="utf-8"))
-        written["results"].extend(
-            {
-                "unique_id": node.unique_id,
-                "status": "pass",
-                "timing": [],
-                "thread_id": "on-run-end",
-                "execution_time": 0.0,
-                "adapter_response": {},
-                "message": "passed in one query with the release build's other generic tests (run_tests_in_one_query)",
-                "failures": 0,
-                "compiled": None,
-                "compiled_code": None,
-                "relation_name": None,
-                "batch_results": None,
-            }
-            for node in batched
-        )
-        path.write_text(json.dumps(written), encoding="utf-8")
-
-
-def print_problems(event: EventMsg) -> None:
-    """Print one of dbt's events if it is a warning or an error, or in PRINTED_EVENTS (dbt's
-    own console log is off: DbtProcess.start)."""
-    if event.info.level in ("warn", "error") or event.info.name in PRINTED_EVENTS:
-        print(event.info.msg, flush=True)
-
-
-def _end(code: int) -> NoReturn:
-    """End the dbt process once dbt has built: close the database dbt-duckdb keeps open until
-    the interpreter ends (closing checkpoints it), flush the logs, and skip the teardown of
-    dbt's modules (~0.4 s at 1x, on the build's critical path)."""
-    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-
-    DuckDBConnectionManager.close_all_connections()
-    gc.collect()  # the last reference to the database goes, and DuckDB closes the file
-    end_without_teardown(code)
+    runner = dbtRunner(manifest=parsed.result)
+    for line in sys.stdin:
+        result = runner.invoke([*json.loads(line), *flags])
+        DuckDBConnectionManager.close_all_connections()  # the database file is free between commands
+        answers.write(json.dumps(_outcome(result)) + "\n")
+        answers.flush()
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(int(sys.argv[1]), sys.argv[2]))

@@ -1,17 +1,14 @@
-"""`distressbench build`: write, audit, publish: gate into a new file, dbt, verify, audit, publish.
+"""`distressbench build`: write, audit, publish. docs/building.md describes the stages.
 
-Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
-
-1. prepare -- take the build lock, clear what an earlier build left behind;
-2. gate -- the file checks (manifest, sha256, Arrow schemas), then the staging layer built
-   into the unpublished file `building.duckdb` (distressbench.gate.staging: the staging tables and
-   int_judge_labels_aggregated, the one pass over the judge labels) and every value check
-   on what was built there (gate_values, Great Expectations over frames DuckDB derives);
+1. prepare -- take the build lock, end a dbt process a killed build left behind, clear what
+   an earlier build left behind;
+2. gate -- the file checks (manifest, sha256, Arrow schemas); dbt runs the staging models
+   into the unpublished file `building.duckdb` (distressbench.build.release_staging), and the
+   value checks (Great Expectations) run on what dbt built there;
 3. publish check -- a release id already published with other content needs --force;
 4. history -- the results of the releases published before are carried into the file;
-5. dbt build -- dbt builds the rest of the project into the same file, on the rows the gate
-   checked (it never reads the release folder); its process starts before the gate and
-   imports dbt and parses the project while the gate runs (distressbench.build.dbt_process);
+5. dbt build -- `dbt build` of everything else, every data test a node (the staging models'
+   tests included), in the same dbt process, on the rows the gate checked;
 6. verify -- the manifest is the one read before the gate and every file still has its
    sha256: what is published is what was checked;
 7. audit -- row counts reconcile with the manifest, the publication record is written and
@@ -21,28 +18,22 @@ Stages, in order (each prints `[stage] ...` and `[stage] done in x s`):
 The published warehouse path is a symlink to one immutable, fully built database file in
 `<name>.builds/` (keyed by the full file name, so `w.duckdb` and `w.db` in one folder never
 share builds). A build works in the folder `<name>.builds/work-current/` (gate report,
-dbt logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
+dbt's logs, the new database `building.duckdb`, renamed to `<release>-<stamp>.duckdb` after
 the audit) and only a rename of a fresh symlink over the published path publishes it, so
 analysts with the old file open keep reading it, new sessions see the new release, and a
 build that fails or is killed at any moment leaves the published warehouse exactly as it was.
-The next build (under the lock) clears what a failed or killed build left behind.
+The next build (under the lock) ends a dbt process left running and clears what a failed or
+killed build left behind.
 
 What is published is read from the published file itself (its table
 `meta.published_releases` holds every publication up to and including its own), so it
 can never disagree with the symlink; `<name>.published_releases.jsonl` is a convenience
 copy, rewritten from that table by every build.
 
-Speed: the work folder, the database path and the (empty) release path dbt sees are the
-same for every build (builds are serialised by the lock) and dbt keeps its target folder
-`<name>.builds/dbt-target/` between builds, so dbt parses the project partially instead of
-from scratch. The release build leaves out the models the gate built (tag `built_by_gate`),
-dbt's unit tests (they test the SQL, not the data; `dbt build` and pytest run them), the
-tests tagged `gate_guaranteed` (the gate has just checked the same keys on the same rows),
-the tests tagged `implied_upstream` (a key an upstream test already checks on the same
-rows) and the tests tagged `release_invariant` (no release can change their outcome: they
-check the seeds' rows, which are the repository's, or a display order that row_number()
-makes unique). The generic data tests it runs are not dbt nodes: they run in one query at the
-end of dbt's run (distressbench.dbt_process.one_query_tests).
+dbt's target folder `<name>.builds/dbt-target/` is kept between builds, so dbt parses the
+project partially. The release build leaves out dbt's unit tests: they test the SQL on fixed
+inputs, not the release's data, so no release can change their outcome; plain `dbt build`
+and CI run them.
 """
 
 from __future__ import annotations
@@ -52,6 +43,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -63,20 +55,21 @@ from typing import Any
 
 import duckdb
 
-from distressbench.build.dbt_process import DbtFailed, DbtProcess
+from distressbench.build.dbt_process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.build.history import carry_forward
+from distressbench.build.release_staging import DbtStaging, link_folder, staging_models
 from distressbench.release import contract
 from distressbench.release.manifest import manifest_sha256, sha256_of
 from distressbench.release.release import Release, load_release
+from distressbench.settings import Settings
 
 KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
 # dbt's threads in a release build (DISTRESSBENCH_THREADS overrides): two below this many
-# judge labels, where they overlap dbt's per-node overhead (1x rebuild: 10.2 s -> 9.4 s); one
-# from it on, where a second thread runs a big query beside the bootstrap's frames (100x:
-# 4.6 GiB at peak against 3.1 GiB, for 6% less time)
+# judge labels, where they overlap dbt's per-node overhead; one from it on, where a second
+# thread would run a big query beside the bootstrap's frames and raise the peak memory
 TWO_DBT_THREADS_BELOW_LABELS = 20_000_000
 LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
@@ -228,14 +221,32 @@ def dbt_threads(release: Release) -> int:
     return 2 if labels is not None and labels < TWO_DBT_THREADS_BELOW_LABELS else 1
 
 
+# `dbt build` of what the gate's staging run did not build: every other model and seed, and
+# every data test as a node (those of the staging models too); not the unit tests (above)
+REST_OF_THE_BUILD = ["--indirect-selection", "empty", "--exclude-resource-type", "unit_test"]
+
+
 def run_dbt(dbt: DbtProcess) -> None:
-    """`dbt build` of the project into the unpublished file, on the staging layer the gate
-    built there, without the models the gate built, the unit tests and the tests the gate or
-    an upstream test guarantees (distressbench.build.dbt_process)."""
+    """`dbt build` of the rest of the project into the unpublished file, on the staging
+    tables the gate checked."""
     try:
-        dbt.build()
+        outcome = dbt.invoke(["build", "--exclude", *staging_models(), *REST_OF_THE_BUILD])
     except DbtFailed as error:
         raise StageFailed("dbt build", str(error)) from error
+    if not outcome.success:
+        raise StageFailed("dbt build", dbt_failure(outcome, dbt.log_dir))
+
+
+def dbt_failure(outcome: DbtOutcome, log_dir: Path) -> str:
+    """What failed in a dbt command, one line per failed node (dbt's own message)."""
+    failures = outcome.failures()
+    lines = [f"{node.resource_type} {node.name}: {' '.join(node.message.split())[:500]}" for node in failures]
+    if outcome.exception is not None:
+        lines.append(outcome.exception[:500])
+    return (
+        f"dbt failed on {len(failures)} node(s):\n  " + "\n  ".join(lines)
+        + f"\ndbt's output: {log_dir / 'console.log'}; its log: {log_dir / 'logs'}"
+    )
 
 
 def record_publication(database: Path, history: list[Record]) -> None:
@@ -367,39 +378,50 @@ def _discard_unpublished(building: Path) -> None:
         Path(f"{building}{suffix}").unlink(missing_ok=True)
 
 
-def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) -> tuple[Path, bool]:
-    """Run every stage; returns the published database file and whether this build
-    published it (False: identical content was already published). Raises StageFailed."""
+def build_release(
+    release_dir: Path, warehouse: Path, settings: Settings | None = None, *, force: bool = False
+) -> tuple[Path, bool]:
+    """Run every stage (with the default Settings unless given); returns the published
+    database file and whether this build published it (False: identical content was
+    already published). Raises StageFailed."""
     from distressbench.gate.run import run_gate
 
+    settings = settings or Settings()
     layout = WarehouseLayout(warehouse.absolute())
     release_dir = release_dir.absolute()
     with ExitStack() as stack:
         with _stage("prepare"):
             layout.builds_dir.mkdir(parents=True, exist_ok=True)
             stack.enter_context(build_lock(layout.lock, layout.published))
+            scratch = layout.builds_dir / WORK_FOLDER
+            end_leftover(scratch / "dbt")  # a killed build's dbt process, if it still runs
             history = published_history(layout)
             remove_stale_files(layout, history)
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-            scratch = layout.builds_dir / WORK_FOLDER
             scratch.mkdir()
         release = load_release(release_dir)
         digest = release.manifest_sha256 or ""
         building = scratch / BUILDING_FILE
         stack.callback(_discard_unpublished, building)  # a failed build keeps its logs, not its database
-        # dbt imports and parses the project while the gate runs; it builds only when told to
+        links = link_folder(layout.published)
+        # dbt imports and parses the project while the gate checks the files
         dbt = DbtProcess.start(
-            building,
+            database=building,
+            release_links=links,
             log_dir=scratch / "dbt",
             target_dir=layout.builds_dir / DBT_TARGET,
-            threads=dbt_threads(release),
+            threads=settings.dbt_threads or dbt_threads(release),
+            memory_limit=settings.memory_limit,
         )
         stack.callback(dbt.stop)
         with _stage("gate"):
             # the file checks, then the staging layer built into the unpublished file and the
             # value checks on what was built there
             report_path = scratch / "gate-report.json"
-            report = run_gate(release, report_path=report_path, echo=False, database=building)
+            report = run_gate(
+                release, report_path, echo=False, memory_limit=settings.memory_limit,
+                staging=DbtStaging(dbt, links, building),
+            )
             if not report.passed:
                 failures = [c.message for c in report.checks if not c.passed]
                 raise StageFailed(
@@ -454,11 +476,6 @@ def build_release(release_dir: Path, warehouse: Path, *, force: bool = False) ->
     return database, True
 
 
-# Characters that DuckDB reads as a glob pattern (* ? [ ]), that end the SQL string literal
-# of a dbt source location ('), or that dbt-duckdb reads as a format field ({ }).
-UNSAFE_PATH_CHARACTERS = frozenset("*?[]'{}")
-
-
 # The longest name the layout puts beside the published path (see WarehouseLayout.log).
 _LONGEST_SUFFIX = ".published_releases.jsonl"
 _NAME_MAX = 255
@@ -504,11 +521,26 @@ def _published_state(warehouse: Path) -> tuple[str | None, Path | None]:
     return link, layout.current_build()
 
 
-def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> int:
-    """The `distressbench build` command."""
-    from distressbench.gate.run import gx_runner_in_background
+def unwritable_folder(warehouse: Path) -> Path | None:
+    """The first folder the publish writes in (beside the published path, its builds folder)
+    where a file cannot be created, or None. Each is tried by creating and removing a file,
+    which also holds for root (for whom permission bits do not stop a write, but a read-only
+    mount or an immutable folder does)."""
+    layout = WarehouseLayout(warehouse.absolute())
+    nearest = next(folder for folder in (layout.published.parent, *layout.published.parent.parents) if folder.exists())
+    for folder in (nearest, layout.builds_dir):
+        if not folder.is_dir():
+            continue  # the builds folder is made inside the folder just tried
+        try:
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".distressbench-write-check-"):
+                pass
+        except OSError:
+            return folder
+    return None
 
-    gx_runner_in_background()  # Great Expectations' import (~2 s) overlaps everything before the gate
+
+def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, force: bool = False) -> int:
+    """The `distressbench build` command."""
     refusal = warehouse_refusal(warehouse)
     if refusal is not None:
         print(f"build: {refusal}", file=sys.stderr)
@@ -520,17 +552,13 @@ def build(release_dir: Path | None, warehouse: Path, *, force: bool = False) -> 
     if not release_dir.is_dir():
         print(f"build: no such release folder: {release_dir}", file=sys.stderr)
         return 2
-    unsafe = sorted(UNSAFE_PATH_CHARACTERS.intersection(str(release_dir.absolute())))
-    if unsafe:
-        print(
-            f"build: the release folder's path {str(release_dir.absolute())!r} contains {' '.join(unsafe)}, "
-            "which DuckDB or dbt would read as a pattern or quote: move it, or link it from a plain path",
-            file=sys.stderr,
-        )
+    unwritable = unwritable_folder(warehouse)
+    if unwritable is not None:
+        print(f"build: cannot write in {unwritable}, where the publish must write; nothing was built", file=sys.stderr)
         return 2
     before = _published_state(warehouse)
     try:
-        database, published = build_release(release_dir, warehouse, force=force)
+        database, published = build_release(release_dir, warehouse, settings, force=force)
     except StageFailed as error:
         print(str(error), file=sys.stderr)
         after = _published_state(warehouse)  # said as it is now, whatever stage failed

@@ -2,7 +2,7 @@
 
 Stages (each prints `[stage] ...` and `[stage] done in x s`, as the DuckDB build does):
 
-1. gate -- the gate of `distressbench gate`, on DuckDB in memory: a release that breaks the
+1. gate -- the gate of `distressbench gate` (dbt on DuckDB, in a scratch file): a release that breaks the
    contract never reaches Spark;
 2. dbt build -- dbt (target `spark`) builds, with its tests, every seed and model that is not
    a mart, a reporting model or downstream of a Python model; on-run-start registers the
@@ -31,19 +31,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from distressbench import settings
-from distressbench.build.pipeline import UNSAFE_PATH_CHARACTERS, StageFailed, _say, _stage, build_lock
+from distressbench.build.pipeline import StageFailed, _say, _stage, build_lock
 from distressbench.release.release import load_release
+from distressbench.settings import PROJECT_ROOT, Settings
 
 TARGET = "spark"
 CURRENT = "current"
 LOCK = ".lock"  # in the spark dir: one build at a time
+# Characters that Spark reads as a glob pattern (* ? [ ] { }) or an escape (\\), or that end
+# the SQL string literal of a table's location ('): dbt on Spark reads the release in place.
+UNSAFE_PATH_CHARACTERS = frozenset("*?[]'{}\\")
 
 
 def spark_dir() -> Path:
     """Where local Spark builds live: DISTRESSBENCH_SPARK_DIR, else warehouse/spark."""
-    configured = os.environ.get("DISTRESSBENCH_SPARK_DIR")
-    return Path(configured).absolute() if configured else settings.PROJECT_ROOT / "warehouse" / "spark"
+    return Settings.from_environment().spark_dir
 
 
 class _Dbt:
@@ -54,7 +56,7 @@ class _Dbt:
 
         self.flags = [
             "--target", TARGET, "--target-path", str(target_dir),
-            "--profiles-dir", str(settings.PROJECT_ROOT), "--project-dir", str(settings.PROJECT_ROOT),
+            "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT),
         ]
         parsed = dbtRunner().invoke(["parse", *self.flags])
         if not parsed.success:
@@ -79,7 +81,7 @@ class _Dbt:
 def _refusal(release_dir: Path) -> str | None:
     if not (release_dir / "manifest.json").is_file():
         return f"no release (manifest.json) in {release_dir}"
-    unsafe = sorted(UNSAFE_PATH_CHARACTERS.union("\\").intersection(str(release_dir)))
+    unsafe = sorted(UNSAFE_PATH_CHARACTERS.intersection(str(release_dir)))
     if unsafe:
         return (
             f"the release folder's path {str(release_dir)!r} contains {' '.join(unsafe)}, which Spark would read "
@@ -101,15 +103,15 @@ def _publish(root: Path, build_dir: Path) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def build_release_on_spark(release_dir: Path, root: Path) -> Path:
+def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | None = None) -> Path:
     """Every stage; returns the published build folder, leaving this process's Spark session
     running (on that build's metastore). Raises StageFailed."""
-    from distressbench.gate.run import run_gate
+    from distressbench.build.release_staging import gate
 
     release = load_release(release_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     with _stage("gate"):
-        report = run_gate(release, report_path=None, echo=False)
+        report = gate(release, None, settings or Settings(), echo=False)
         if not report.passed:
             failures = [c.message for c in report.checks if not c.passed]
             raise StageFailed(
@@ -166,7 +168,7 @@ def _print_headline(spark: Any) -> None:
         _say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
 
 
-def build_on_spark(release_dir: Path | None) -> int:
+def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -> int:
     """The `distressbench build --target spark` command."""
     if release_dir is None:
         from distressbench.synth.generate import ensure_default_release
@@ -177,11 +179,12 @@ def build_on_spark(release_dir: Path | None) -> int:
     if refusal is not None:
         print(f"build: {refusal}", file=sys.stderr)
         return 2
-    root = spark_dir()
+    settings = settings or Settings.from_environment()
+    root = settings.spark_dir
     root.mkdir(parents=True, exist_ok=True)
     with build_lock(root / LOCK, root):
         try:
-            build = build_release_on_spark(release_dir, root)
+            build = build_release_on_spark(release_dir, root, settings)
         except StageFailed as error:
             print(str(error), file=sys.stderr)
             print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)

@@ -4,8 +4,10 @@ Three stages, each as far as it can go:
 
 1. manifest -- manifest.json and the file set (gate.files.check_manifest);
 2. schema -- each table's Arrow schema, before any value is read (gate.files.check_schemas);
-3. values -- every value rule of the contract (gate.rules), as Great Expectations suites over
-   the small tables and over small frames DuckDB derives from the big ones (gate.values).
+3. values -- dbt runs the release's staging models (the caller's `staging` step: the tables
+   that passed stage 2, each read and decoded in full, into a DuckDB file), then every value
+   invariant of the contract runs as Great Expectations suites over the small tables and
+   over small frames DuckDB derives from the big ones (gate.values).
 
 The first two read the release as `release.release.load_release` loaded it, once.
 
@@ -16,143 +18,93 @@ table.column: what is wrong, how many rows, example keys`) and lands in the JSON
 
 from __future__ import annotations
 
-import functools
-import gc
 import json
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from distressbench import settings
-from distressbench.gate import staging
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.results import CheckResult, GateReport, Recorder, listing, quote
 from distressbench.release import contract
 from distressbench.release.release import Release, load_release
 
-if TYPE_CHECKING:
-    from distressbench.gate.gx import GxRunner
-
-__all__ = ["CheckResult", "GateReport", "Recorder", "listing", "quote", "run_gate"]
+__all__ = ["CheckResult", "GateReport", "Recorder", "StagingResult", "listing", "quote", "run_gate"]
 
 STAGES = ("manifest", "schema", "values")
 
 
-@functools.cache
-def gx_runner_in_background() -> Callable[[], GxRunner]:
-    """Import Great Expectations and set up its context in a thread (DuckDB releases the GIL
-    while it builds the staging tables), once per process: at the first gate, or earlier when
-    a build starts; the returned call waits for it.
+@dataclass(frozen=True)
+class StagingResult:
+    """What the staging step built: the database holding the staging tables, the folder of
+    links to the release files it read, the tables that could not be read (table -> error),
+    and those not read because a table they are matched with could not be (their checks are
+    reported as skipped)."""
 
-    The import makes about 250,000 objects that live as long as the process, and
-    Python's cyclic garbage collector walked all of them in each full collection, holding the
-    GIL (at 1x, 0.64-0.79 s of collections in the build's process before dbt builds, most
-    of it during the import). So the collector pauses while GX is imported and set up, and
-    what exists then is frozen out of it (gc.freeze): 0.02 s of collections instead."""
-    outcome: dict[str, Any] = {}
-
-    def load() -> None:
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            from distressbench.gate.gx import GxRunner
-
-            outcome["runner"] = GxRunner.shared()
-        except BaseException as error:  # handed to the caller, which raises it
-            outcome["error"] = error
-        finally:
-            if collecting:
-                gc.enable()
-        gc.freeze()
-
-    thread = threading.Thread(target=load, name="gx-setup", daemon=True)
-    thread.start()
-
-    def wait() -> GxRunner:
-        thread.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["runner"]
-
-    return wait
+    database: Path
+    links: Path
+    unreadable: dict[str, str]
+    not_read: frozenset[str] = frozenset()
 
 
-def _build_staging(
-    con: duckdb.DuckDBPyConnection,
-    tmp: Path,
-    release_dir: Path,
-    valid_tables: dict[str, Path],
-    manifest_ok: bool,
-    rec: Recorder,
-) -> dict[str, str]:
-    """Build the staging layer from the tables that passed the schema stage; one `readable`
-    check per model (building it reads and decodes every page of every column). Returns the
-    tables that could not be built, with DuckDB's error."""
-    manifest = release_dir / contract.MANIFEST if manifest_ok else None
-    links = tmp / "release"
-    registered = staging.register_sources(con, links, valid_tables, manifest)
-    failed = {
-        model: error.replace(str(links), str(release_dir))  # name the release's file, not our link to it
-        for model, error in staging.build(con, registered).items()
-    }
-    unreadable: dict[str, str] = {}
-    for model in staging.MODELS:
-        table = model.reads[0]
-        if table == "manifest" and not manifest_ok or table != "manifest" and table not in valid_tables:
-            continue
+# (release folder, tables that passed stage 2, the manifest if it passed stage 1) -> what was built
+Staging = Callable[[Path, dict[str, Path], Path | None], StagingResult]
+
+
+def _readable_checks(result: StagingResult, tables: dict[str, Path], manifest_ok: bool, rec: Recorder) -> None:
+    """One `readable` check per table dbt read (building it reads and decodes every page of
+    every column)."""
+    for table in [*(["manifest"] if manifest_ok else []), *tables]:
         file = contract.MANIFEST if table == "manifest" else contract.file_name(table)
-        if model.name in failed:
-            unreadable[table] = failed[model.name]
+        if table in result.unreadable:
             rec.failed("readable", "values", table, "*", 1, [file],
                        f"{file} cannot be read in full (every page of every column is decoded, text as UTF-8): "
-                       f"{failed[model.name]}")
+                       f"{result.unreadable[table]}")
         else:
             rec.passed("readable", "values", table, "*")
-    return unreadable
 
 
 def run_gate(
-    release: Release | Path, report_path: Path | None = None, *, echo: bool = True, database: Path | None = None
+    release: Release | Path,
+    report_path: Path | None = None,
+    *,
+    echo: bool = True,
+    memory_limit: str,
+    staging: Staging,
 ) -> GateReport:
     """Check a release (as loaded, or its folder, loaded here) against the contract; print one
-    line per check; write the JSON report.
+    line per check; write the JSON report."""
+    from distressbench.gate.gx import GxRunner
+    from distressbench.gate.values import check_values
 
-    The staging layer (distressbench.gate.staging) is built in memory, or into `database` (the
-    build's unpublished warehouse file), and the value checks run on what was built there."""
     started = time.perf_counter()
-    runner = gx_runner_in_background()  # GX's import and set-up overlap the file checks and staging
     if not isinstance(release, Release):
         release = load_release(Path(release))
     release_dir = release.folder
     recorder = Recorder(echo)
     release_id = check_manifest(release, recorder)
     valid_tables = check_schemas(release, recorder)
-    with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as tmp:
-        config = {
-            "memory_limit": settings.memory_limit(),
-            "temp_directory": str(Path(tmp) / "spill"),
-            "preserve_insertion_order": False,
-        }
-        con = duckdb.connect(str(database) if database is not None else ":memory:", config=config)
-        try:
-            # the manifest's staging model reads its header fields: only a manifest that passed
-            # every manifest check is built (a failed one is already reported by name)
-            manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
-            unreadable = _build_staging(con, Path(tmp), release_dir, valid_tables, manifest_ok, recorder)
-            gx_runner = runner()  # first: gate.values imports GX too, and needs its import to have ended
-            from distressbench.gate.values import check_values
-
-            check_values(con, set(release.files), valid_tables, recorder, gx_runner, unreadable)
-            if database is not None:
-                con.execute("checkpoint")
-        finally:
-            con.close()
+    # the manifest's staging model reads its header fields: only a manifest that passed every
+    # manifest check is read (a failed one is already reported by name)
+    manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
+    built = staging(release_dir, valid_tables, release_dir / contract.MANIFEST if manifest_ok else None)
+    valid_tables = {table: path for table, path in valid_tables.items() if table not in built.not_read}
+    _readable_checks(built, valid_tables, manifest_ok, recorder)
+    with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as spill:
+        config = {"memory_limit": memory_limit, "temp_directory": spill, "preserve_insertion_order": False}
+        with duckdb.connect(str(built.database), config=config) as con:
+            if "judge_labels" in valid_tables:
+                # the raw labels, read in place (the checks of repeated label keys read them)
+                link = str(built.links / contract.file_name("judge_labels")).replace("'", "''")
+                con.execute(
+                    "create temp view release_source__judge_labels as "
+                    f"select * from read_parquet('{link}', file_row_number = true)"
+                )
+            check_values(con, set(release.files), valid_tables, recorder, GxRunner(), built.unreadable)
     report = GateReport(
         release_dir=str(release_dir),
         passed=all(c.passed for c in recorder.checks) and bool(recorder.checks),

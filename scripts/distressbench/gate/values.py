@@ -52,7 +52,7 @@ def check_values(
     gx_runner: GxRunner,
     unreadable: dict[str, str] | None = None,
 ) -> None:
-    """Stage 3 over the tables that passed stage 2 and were built into `con` (distressbench.gate.staging);
+    """Stage 3 over the tables that passed stage 2 and dbt built into `con`;
     `present` names the tables whose files are in the release. A table in `unreadable` (its
     file's data could not be read: table -> error) fails every check that reads it."""
     runnable_frames = [f for f in FRAMES if set(f.needs) <= set(valid_tables)]

@@ -2,14 +2,13 @@
 the judge labels' one pass, and the queries that fetch a failing label rule's examples.
 
 Every statement is constant text (no path, id or value of the release enters it); the
-release's tables are registered views (distressbench.gate.staging, RAW_VIEWS).
+release's tables are the staging tables dbt built (RAW_VIEWS).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from distressbench.gate import staging
 from distressbench.gate.results import N_EXAMPLES
 
 ROW = "file_row_number"
@@ -145,7 +144,7 @@ DERIVED: tuple[Derived, ...] = (
     ),
 )
 
-# judge_labels is read once, by int_judge_labels_aggregated (built by distressbench.gate.staging
+# judge_labels is read once, by int_judge_labels_aggregated (dbt runs it with the staging models
 # before these checks): one row per (reply, criterion, judge) with its label counts, sample
 # masks, null met labels and surrogate keys (null for a null id, -1 for an id not in the
 # release); label_ids adds whether the criterion is of the reply's task. Every label check
@@ -189,11 +188,12 @@ LABEL_VIEWS: tuple[Derived, ...] = (
     ),
     # the same in total: (reply, criterion of its task) pairs against those with a label. A
     # labelled pair is one row per judge, so with one judge the rows are the pairs; judges
-    # are counted as int_verdicts_keyed counts them (macro count_judges).
+    # are counted as int_verdicts_keyed counts them (macro count_judges, whose SQL this repeats).
     Derived(
         "label_totals",
         ("judge_labels", "responses", "criteria"),
-        f"with judges as (select {staging.macro_sql('count_judges', 'judge_id')} as n from label_groups), "
+        "with judges as (select count(distinct judge_id) + max(case when judge_id is null then 1 else 0 end) as n "
+        "from label_groups), "
         "single as (select count(*) as n from label_ids where is_same_task "
         "and (select n from judges) <= 1), "
         "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
@@ -258,7 +258,7 @@ RAW_VIEWS: dict[str, str] = {
     "models": "select file_row_number, model_id, display_name, provider, kind from staging.stg_release__models",
     "responses": "select file_row_number, response_id, task_id, model_id, response_text as content "
     "from staging.stg_release__responses",
-    "judge_labels": f"select * from {staging.source_view('judge_labels')}",
+    "judge_labels": "select * from release_source__judge_labels",
     "calibration_labels": "select file_row_number, response_id, criterion_id, annotator_id, is_met as met "
     "from staging.stg_release__calibration_labels",
     "redteam_transcripts": "select file_row_number, transcript_id, turn_index, role, turn_text as content, model_id "

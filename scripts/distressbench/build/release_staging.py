@@ -1,0 +1,129 @@
+"""dbt runs the release's staging models for the gate, and the standalone `distressbench gate`.
+
+dbt reads the release through a folder of links (one per file that passed the gate's file
+and schema checks), so no path of the user's enters SQL, a profile or a glob: the folder is
+ours, under the system's temporary folder, named by a digest of what it serves (so that dbt
+sees the same path, and parses partially, from one build of a warehouse to the next).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from distressbench.build.dbt_process import DbtProcess
+from distressbench.gate.results import GateReport
+from distressbench.gate.run import StagingResult, run_gate
+from distressbench.release import contract
+from distressbench.release.release import Release
+from distressbench.settings import Settings
+
+# The staging models the gate checks, each with the release tables it reads; the aggregate of
+# the judge labels is the one pass over them (its view stg_release__judge_labels is ephemeral).
+JUDGE_LABELS_AGGREGATE = "int_judge_labels_aggregated"
+UNSAFE_CHARACTERS = frozenset("*?[]{}'\"\\")
+
+
+def staging_model(table: str) -> str:
+    return JUDGE_LABELS_AGGREGATE if table == "judge_labels" else f"stg_release__{table}"
+
+
+def staging_models() -> list[str]:
+    """Every model the gate's staging run builds (the release's staging models and the aggregate)."""
+    tables = ("manifest", *contract.REQUIRED_TABLES, *contract.OPTIONAL_TABLES)
+    return [staging_model(table) for table in tables]
+
+
+def link_folder(key: Path) -> Path:
+    """The link folder for `key` (a warehouse, or the gate's own workspace); its path holds
+    no quote, glob or format character, or it is refused by name."""
+    digest = hashlib.sha256(str(key).encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-{digest}" / "release"
+    unsafe = sorted(UNSAFE_CHARACTERS.intersection(str(folder)))
+    if unsafe:
+        tmp = folder.parent.parent
+        raise ValueError(f"the temporary folder {tmp} holds {' '.join(unsafe)}; set TMPDIR to a plain path")
+    return folder
+
+
+def link_release(folder: Path, tables: dict[str, Path], manifest: Path | None) -> None:
+    """Make `folder` hold exactly one link per release file in `tables` (and the manifest)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    files = {contract.file_name(table): path for table, path in tables.items()}
+    if manifest is not None:
+        files[contract.MANIFEST] = manifest
+    for name, path in files.items():
+        (folder / name).symlink_to(path.resolve())
+
+
+class DbtStaging:
+    """The gate's staging step, on a running dbt process: `dbt run` of the staging models
+    whose tables passed the file checks, into the database dbt's profile names."""
+
+    def __init__(self, dbt: DbtProcess, links: Path, database: Path) -> None:
+        self._dbt = dbt
+        self._links = links
+        self._database = database
+
+    def __call__(self, release_dir: Path, tables: dict[str, Path], manifest: Path | None) -> StagingResult:
+        link_release(self._links, tables, manifest)
+        readable = [*tables, *(["manifest"] if manifest is not None else [])]
+        selected = [staging_model(table) for table in readable]
+        if not selected:  # nothing passed the file checks: nothing to read
+            return StagingResult(self._database, self._links, {})
+        outcome = self._dbt.invoke(["run", "--select", *selected])
+        by_model = {node.name: node for node in outcome.nodes}
+        unreadable: dict[str, str] = {}
+        not_read: set[str] = set()
+        for table in readable:
+            node = by_model.get(staging_model(table))
+            if node is None or node.status == "success":
+                continue
+            if node.status == "skipped":  # the judge labels, when the replies or criteria could not be read
+                not_read.add(table)
+            else:
+                unreadable[table] = " ".join(node.message.replace(str(self._links), str(release_dir)).split())
+        if outcome.exception is not None and not outcome.nodes:
+            raise RuntimeError(f"dbt could not run the staging models: {outcome.exception}")
+        return StagingResult(self._database, self._links, unreadable, frozenset(not_read))
+
+
+@contextmanager
+def _gate_workspace() -> Iterator[Path]:
+    """The standalone gate's folder (its database and dbt's target, kept between gates so dbt
+    parses partially), one gate at a time."""
+    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-gate"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder
+
+
+def gate(release: Release | Path, report_path: Path | None, settings: Settings, *, echo: bool = True) -> GateReport:
+    """`distressbench gate`: the gate, with dbt running the staging models into a scratch database."""
+    with _gate_workspace() as folder:
+        database = folder / "gate.duckdb"
+        for suffix in ("", ".wal"):
+            Path(f"{database}{suffix}").unlink(missing_ok=True)
+        links = link_folder(folder)
+        dbt = DbtProcess.start(
+            database=database, release_links=links, log_dir=folder / "dbt", target_dir=folder / "target",
+            threads=settings.dbt_threads or 1, memory_limit=settings.memory_limit,
+        )
+        try:
+            return run_gate(
+                release, report_path, echo=echo, memory_limit=settings.memory_limit,
+                staging=DbtStaging(dbt, links, database),
+            )
+        finally:
+            dbt.stop()
+            for suffix in ("", ".wal"):
+                Path(f"{database}{suffix}").unlink(missing_ok=True)
+
