@@ -186,21 +186,15 @@ LABEL_VIEWS: tuple[Derived, ...] = (
         "select response_key, count(distinct criterion_key) as n_labeled from label_ids where is_same_task "
         "group by response_key) v on v.response_key = r.response_key",
     ),
-    # the same in total: (reply, criterion of its task) pairs against those with a label. A
-    # labelled pair is one row per judge, so with one judge the rows are the pairs; judges
-    # are counted as int_verdicts_keyed counts them (macro count_judges, whose SQL this repeats).
+    # the same in total: (reply, criterion of its task) pairs against those with a label (a
+    # labelled pair has a row per judge, so the pairs are counted distinct)
     Derived(
         "label_totals",
         ("judge_labels", "responses", "criteria"),
-        "with judges as (select count(distinct judge_id) + max(case when judge_id is null then 1 else 0 end) as n "
-        "from label_groups), "
-        "single as (select count(*) as n from label_ids where is_same_task "
-        "and (select n from judges) <= 1), "
-        "several as (select count(*) as n from (select distinct response_key, criterion_key from label_ids "
-        "where is_same_task and (select n from judges) > 1)) "
         "select (select coalesce(sum(tc.n_ids), 0) from response_index r "
         "inner join task_criteria tc on tc.task_id = r.task_id) as n_expected, "
-        "(select n from single) + (select n from several) as n_labeled",
+        "(select count(*) from (select distinct response_key, criterion_key from label_ids "
+        "where is_same_task)) as n_labeled",
         materialize=True,
     ),
 )
