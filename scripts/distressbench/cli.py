@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -236,7 +237,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = Settings(debug=False)
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    # SIGTERM unwinds like Ctrl-C; a handler can only be set from the main thread
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if in_main_thread else None
     try:
         settings = Settings.from_environment()
         return int(args.func(args, settings))
@@ -255,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
         return 2 if isinstance(error, OSError | ValueError) else 1
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def run() -> NoReturn:

@@ -110,6 +110,7 @@ def test_the_documented_drill_down_queries_run(case_warehouse: Path) -> None:  #
     queries = [q.strip() for q in block.split(";") if q.strip()]
     assert len(queries) == 3
     with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+        connection.execute("use marts")  # as `distressbench sql` does: unqualified names are the marts
         (model_id,) = connection.execute(
             "select min(model_id) from marts.cases where is_ranked and is_recognized_not_routed"
         ).fetchone()

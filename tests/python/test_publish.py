@@ -526,7 +526,9 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
     warehouse = tmp_path / "w.duckdb"
     layout = WarehouseLayout(warehouse)
 
-    def switch_then_fail(release_dir: Path, target: Path, *, force: bool = False) -> tuple[Path, bool]:
+    def switch_then_fail(
+        release_dir: Path, target: Path, _settings: object, *, force: bool = False
+    ) -> tuple[Path, bool]:
         layout.builds_dir.mkdir()
         database = layout.builds_dir / "fixture-1-new.duckdb"
         duckdb.connect(str(database)).close()
@@ -545,7 +547,7 @@ def test_a_failure_before_the_switch_says_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from distressbench.build import pipeline as build_module
-    def fail(release_dir: Path, target: Path, *, force: bool = False) -> tuple[Path, bool]:
+    def fail(release_dir: Path, target: Path, _settings: object, *, force: bool = False) -> tuple[Path, bool]:
         raise build_module.StageFailed("gate", "refused")
 
     monkeypatch.setattr(build_module, "build_release", fail)

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import settings
+from distressbench.settings import Settings
 
 pytestmark = pytest.mark.spark
 
@@ -124,13 +125,12 @@ def test_spark_builds_into_one_folder_take_turns(
     from distressbench.build import spark as spark_build
     root = tmp_path / "spark"
     root.mkdir()
-    monkeypatch.setenv("DISTRESSBENCH_SPARK_DIR", str(root))
     release = tmp_path / "release"
     release.mkdir()
     (release / "manifest.json").write_text("{}", encoding="utf-8")
     started = threading.Event()
 
-    def stages(release_dir: Path, into: Path) -> Path:
+    def stages(release_dir: Path, into: Path, _settings: object) -> Path:
         started.set()
         raise build.StageFailed("gate", "stand-in")
 
@@ -138,7 +138,8 @@ def test_spark_builds_into_one_folder_take_turns(
     codes: list[int] = []
     with (root / spark_build.LOCK).open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # a build in progress
-        second = threading.Thread(target=lambda: codes.append(spark_build.build_on_spark(release)))
+        settings = Settings(spark_dir=root)
+        second = threading.Thread(target=lambda: codes.append(spark_build.build_on_spark(release, settings)))
         second.start()
         assert not started.wait(timeout=1.0)
         fcntl.flock(held, fcntl.LOCK_UN)

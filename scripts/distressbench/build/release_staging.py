@@ -26,6 +26,8 @@ from distressbench.settings import Settings
 # The staging models the gate checks, each with the release tables it reads; the aggregate of
 # the judge labels is the one pass over them (its view stg_release__judge_labels is ephemeral).
 JUDGE_LABELS_AGGREGATE = "int_judge_labels_aggregated"
+# the release tables the aggregate joins the labels with: without them it is not run
+JUDGE_LABELS_JOIN = ("responses", "criteria")
 UNSAFE_CHARACTERS = frozenset("*?[]{}'\"\\")
 
 
@@ -75,13 +77,16 @@ class DbtStaging:
     def __call__(self, release_dir: Path, tables: dict[str, Path], manifest: Path | None) -> StagingResult:
         link_release(self._links, tables, manifest)
         readable = [*tables, *(["manifest"] if manifest is not None else [])]
+        not_read: set[str] = set()
+        if "judge_labels" in tables and not all(table in tables for table in JUDGE_LABELS_JOIN):
+            readable.remove("judge_labels")  # the replies or criteria failed the file checks
+            not_read.add("judge_labels")
         selected = [staging_model(table) for table in readable]
         if not selected:  # nothing passed the file checks: nothing to read
-            return StagingResult(self._database, self._links, {})
+            return StagingResult(self._database, self._links, {}, frozenset(not_read))
         outcome = self._dbt.invoke(["run", "--select", *selected])
         by_model = {node.name: node for node in outcome.nodes}
         unreadable: dict[str, str] = {}
-        not_read: set[str] = set()
         for table in readable:
             node = by_model.get(staging_model(table))
             if node is None or node.status == "success":
