@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from release_factory import make_release  # noqa: E402
+from fixtures.release_factory import make_release  # noqa: E402
 
 SPARK_OUTCOMES: list[str] = []
 

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pytest
 
 from benchmarks import pipeline
-from release_factory import read_table, rewrite_table
-from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
+from fixtures.release_factory import read_table, rewrite_table
+from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
 def test_the_pipeline_computes_the_builds_headline_metrics(

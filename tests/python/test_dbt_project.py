@@ -23,7 +23,7 @@ import pytest
 from distressbench import settings
 from distressbench.build.pipeline import DBT_TARGET, WarehouseLayout
 from distressbench.synth.generate import SynthConfig, write_release
-from warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
+from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
 def _plain_dbt(release: Path, tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:

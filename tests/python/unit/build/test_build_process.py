@@ -1,0 +1,167 @@
+"""The build as a process: settings read once, a stopped build leaves nothing running, an
+unwritable warehouse folder is refused at once, and any path works."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from distressbench import cli
+from distressbench.build.dbt_process import PID_FILE, end_leftover
+from distressbench.build.pipeline import WORK_FOLDER, WarehouseLayout
+from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
+from fixtures.release_factory import make_release
+
+CLI = [sys.executable, "-m", "distressbench.cli"]
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie, ended but not yet waited for, counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _published_release(warehouse: Path) -> str:
+    with duckdb.connect(str(warehouse), read_only=True) as connection:
+        (release_id,) = connection.execute("select release_id from marts.headline_metrics limit 1").fetchone()
+    return str(release_id)
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("process")
+    make_release(root / "a", release_id="fixture-a")
+    make_release(root / "b", release_id="fixture-b")
+    return root
+
+
+def test_settings_come_from_the_environment_once_with_one_default_each() -> None:
+    assert Settings.from_environment({}) == Settings()
+    assert (Settings().warehouse, Settings().memory_limit, Settings().dbt_threads) == (
+        DEFAULT_WAREHOUSE, DEFAULT_MEMORY_LIMIT, None
+    )
+    given = Settings.from_environment(
+        {"DISTRESSBENCH_WAREHOUSE": "/w/x.duckdb", "DISTRESSBENCH_MEMORY_LIMIT": "900MB", "DISTRESSBENCH_THREADS": "3",
+         "DISTRESSBENCH_DEBUG": "1"}
+    )
+    assert (given.warehouse, given.memory_limit, given.dbt_threads, given.debug) == (
+        Path("/w/x.duckdb"), "900MB", 3, True
+    )
+    with pytest.raises(ValueError, match="DISTRESSBENCH_THREADS must be a positive whole number, not 'two'"):
+        Settings.from_environment({"DISTRESSBENCH_THREADS": "two"})
+
+
+def test_a_gate_writes_nothing_into_the_environment(releases: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = dict(os.environ)
+    assert cli.main(["gate", str(releases / "a")]) == 0
+    assert dict(os.environ) == before
+
+
+def test_an_unwritable_warehouse_folder_is_refused_before_any_stage(
+    releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """chattr +i stops root too (permission bits do not): the check tries to create a file."""
+    folder = tmp_path / "immutable"
+    folder.mkdir()
+    subprocess.run(["chattr", "+i", str(folder)], check=True)
+    try:
+        code = cli.main(["build", str(releases / "a"), "--warehouse", str(folder / "w.duckdb")])
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err == f"build: cannot write in {folder}, where the publish must write; nothing was built\n"
+    assert "[prepare]" not in out and list(folder.iterdir()) == []
+
+
+@pytest.fixture
+def warehouse(releases: Path, tmp_path: Path) -> Iterator[Path]:
+    """A warehouse with fixture-a published."""
+    path = tmp_path / "w.duckdb"
+    built = subprocess.run([*CLI, "build", str(releases / "a"), "--warehouse", str(path)], capture_output=True)
+    assert built.returncode == 0, built.stderr.decode()[-2000:]
+    yield path
+
+
+def _start_build(release: Path, warehouse: Path, output: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """A build of `release` into `warehouse`, once its dbt process runs: (the CLI, dbt's pid)."""
+    pid_file = WarehouseLayout(warehouse).builds_dir / WORK_FOLDER / "dbt" / PID_FILE
+    with output.open("wb") as sink:
+        build = subprocess.Popen([*CLI, "build", str(release), "--warehouse", str(warehouse)], stdout=sink,
+                                 stderr=subprocess.STDOUT)
+    _wait_for(lambda: "[dbt build] ..." in output.read_text() and pid_file.exists(), "the dbt build stage")
+    assert build.poll() is None, "the build finished before it could be stopped"
+    return build, int(pid_file.read_text())
+
+
+def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
+    releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build, dbt = _start_build(releases / "b", warehouse, tmp_path / "out")
+    build.send_signal(signal.SIGTERM)
+    assert build.wait(timeout=60) == 128 + signal.SIGTERM
+    printed = (tmp_path / "out").read_text().splitlines()
+    assert printed[-1] == "build: terminated (SIGTERM); every process it started has ended"
+    assert not _alive(dbt)
+    assert _published_release(warehouse) == "fixture-a"
+    assert cli.main(["build", str(releases / "b"), "--warehouse", str(warehouse)]) == 0
+    assert _published_release(warehouse) == "fixture-b"
+
+
+def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
+    releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build, dbt = _start_build(releases / "b", warehouse, tmp_path / "out")
+    build.kill()
+    build.wait()
+    _wait_for(lambda: not _alive(dbt), "dbt to end with its parent", timeout=10)
+    assert cli.main(["build", str(releases / "b"), "--warehouse", str(warehouse)]) == 0
+    assert _published_release(warehouse) == "fixture-b"
+
+
+def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path) -> None:
+    """end_leftover ends a process whose command is dbt's (as a build killed before the
+    kernel could end its child would leave) and leaves any other pid alone."""
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "distressbench.build.dbt_process"]
+    leftover = subprocess.Popen(sleeper)
+    other = subprocess.Popen(["sleep", "120"])
+    try:
+        for process, folder in ((leftover, tmp_path / "ours"), (other, tmp_path / "other")):
+            folder.mkdir()
+            (folder / PID_FILE).write_text(str(process.pid))
+            end_leftover(folder)
+        assert leftover.wait(timeout=30) == -signal.SIGTERM
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_paths_with_quotes_brackets_and_braces_build_and_publish(
+    releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = make_release(tmp_path / "Bob's results [v2] {x} *" / "release", release_id="fixture-odd")
+    warehouse = tmp_path / "q'uo[te] {x}" / "w.duckdb"
+    code = cli.main(["build", str(release), "--warehouse", str(warehouse)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert _published_release(warehouse) == "fixture-odd"

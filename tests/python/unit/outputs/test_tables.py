@@ -1,0 +1,444 @@
+"""The paper tables: formatting rules, and every format checked against the marts."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from distressbench.outputs import tables
+from distressbench.outputs.tables import TABLES, Table, count, export_tables, pct, pp, ratio
+from fixtures.markdown_table import read_markdown_table
+from fixtures.warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
+
+HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@pytest.fixture(scope="module")
+def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:  # noqa: F811
+    connection = duckdb.connect(str(paper_warehouse), read_only=True)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:  # noqa: F811
+    out = tmp_path_factory.mktemp("tables")
+    for fmt in ("csv", "md", "latex"):
+        written = export_tables(paper_warehouse, fmt=fmt, out_dir=out / fmt)
+        assert len(written) == len(TABLES) and all(p.exists() for p in written)
+    return {fmt: out / fmt for fmt in ("csv", "md", "latex")}
+
+
+def _csv(exported: dict[str, Path], stem: str) -> list[dict[str, str]]:
+    with (exported["csv"] / f"{stem}.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _num(value: str) -> float | None:
+    return None if value == "" else float(value)
+
+
+def _rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
+    return connection.execute(sql).fetchall()
+
+
+def _latex_rows(path: Path) -> list[list[str]]:
+    """Rows of the tabular between \\midrule (after the header) and \\bottomrule."""
+    body = path.read_text(encoding="utf-8").split(r"\bottomrule")[0]
+    lines = body.split("\n")
+    start = min(i for i, line in enumerate(lines) if line.endswith(r"\\") and "\\midrule" in lines[i + 1])
+    return [
+        re.split(r"(?<!\\)&", line.removesuffix(r"\\").strip()) for line in lines[start + 1 :] if line.endswith(r"\\")
+    ]
+
+
+def _percent(cell: str) -> float:
+    return float(cell.split(" ")[0].replace("−", "-"))
+
+
+def _interval(cell: str) -> tuple[float, float]:
+    low, high = re.fullmatch(r".*\[(\S+), (\S+)\]", cell).groups()  # type: ignore[union-attr]
+    return float(low.replace("−", "-")), float(high.replace("−", "-"))
+
+
+def _shown(cell: str, fraction: float) -> bool:
+    return abs(_percent(cell) - 100 * fraction) <= HALF_STEP
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0.8885, "88.9"),
+        (0.88849, "88.8"),
+        (1.0, "100.0"),
+        (0.0, "0.0"),
+        (-0.00004, "0.0"),
+        (-0.029, "−2.9"),
+        (None, "—"),
+    ],
+)
+def test_pct_rounds_half_up_from_the_shortest_decimal(value: float | None, expected: str) -> None:
+    assert pct(value) == expected
+
+
+def test_other_formats() -> None:
+    assert pp(0.015) == "+1.5"
+    assert pp(-0.0081) == "−0.8"
+    assert pp(0.0) == "0.0"
+    assert pp(None) == "—"
+    assert ratio(0.8447) == "0.845"
+    assert ratio(-0.1) == "−0.100"
+    assert count(51732.0) == "51,732"
+    assert count(15.96667) == "16.0"
+    assert count(3) == "3"
+    assert count(float("nan")) == "—"
+
+
+def test_interval_level_is_one_minus_bootstrap_alpha() -> None:
+    assert [tables.interval_level(a) for a in (0.05, 0.1, 0.025, 0.01)] == ["95%", "90%", "97.5%", "99%"]
+    assert tables.interval_level(tables.settings.dbt_var("bootstrap_alpha")) == tables.INTERVAL_LEVEL
+
+
+# Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
+# folder (argv 2) as if dbt_project.yml said bootstrap_alpha: 0.1.
+_RENDER_AT_ALPHA_0_1 = """
+import sys
+from pathlib import Path
+
+from distressbench import settings
+project_vars = settings._dbt_vars()
+settings._dbt_vars = lambda: {**project_vars, "bootstrap_alpha": 0.1}
+
+from distressbench.outputs.report import write_report
+from distressbench.outputs.tables import export_tables
+
+warehouse, out = Path(sys.argv[1]), Path(sys.argv[2])
+for fmt in ("md", "latex"):
+    export_tables(warehouse, fmt=fmt, out_dir=out / fmt)
+write_report(warehouse, out / "report.html")
+"""
+
+
+def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(
+    paper_warehouse: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
+    script = tmp_path / "render.py"
+    script.write_text(_RENDER_AT_ALPHA_0_1, encoding="utf-8")
+    subprocess.run([sys.executable, str(script), str(paper_warehouse), str(tmp_path / "out")], check=True)
+    texts = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.*")}
+    assert len(texts) == 2 * len(TABLES) + 1
+    stale = [name for name, text in texts.items() if re.search(r"95\\?%", text)]
+    assert stale == []
+    assert "Score (%) [90% CI]" in texts["t2_leaderboard.md"]
+    assert r"90\% CI" in texts["t2_leaderboard.tex"]
+    assert "90% bootstrap intervals are in brackets" in texts["report.html"]
+
+
+def test_empty_table_renders_in_every_format() -> None:
+    empty = Table(tables.A1, ("release_id", "transcript_id"), (), tables.A1.columns)
+    assert "No rows" in tables.to_markdown(empty)
+    assert "No rows" in tables.to_latex(empty)
+    assert "No rows" in tables.to_html(empty)
+    assert tables.to_csv(empty) == "release_id,transcript_id\n"
+
+
+def test_unknown_format_is_refused(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+    with pytest.raises(ValueError, match="unknown table format"):
+        export_tables(paper_warehouse, fmt="xlsx", out_dir=tmp_path)
+
+
+def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:
+    for fmt, ext in (("csv", "csv"), ("md", "md"), ("latex", "tex")):
+        assert sorted(p.name for p in exported[fmt].iterdir()) == sorted(f"{s.stem}.{ext}" for s in TABLES)
+
+
+# --------------------------------------------------------------------------- CSV round trip
+
+
+def test_csv_t1_equals_corpus_stats(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    rows = _csv(exported, "t1_corpus_stats")
+    got = {(r["section"], r["item"], r["statistic"]): _num(r["value"]) for r in rows}
+    expected = {
+        (s, i, t): v for s, i, t, v in _rows(marts, "select section, item, statistic, value from marts.corpus_stats")
+    }
+    assert len(rows) == len(expected)
+    assert got == expected
+
+
+def test_csv_t2_equals_model_scores(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    rows = _csv(exported, "t2_leaderboard")
+    expected = _rows(
+        marts,
+        "select s.model_id, s.score, s.ci_low, s.ci_high, s.rank, s.tie_group, r.p_rank_1 "
+        "from marts.model_scores s left join marts.model_rank_stats r using (model_id)",
+    )
+    got = {
+        r["model_id"]: tuple(_num(r[f]) for f in ("score", "ci_low", "ci_high", "rank", "tie_group", "p_rank_1"))
+        for r in rows
+    }
+    assert got == {m: (s, lo, hi, rank, tie, p) for m, s, lo, hi, rank, tie, p in expected}
+    # ordered by score, the clinician reference last and unranked
+    assert [r["row_group"] for r in rows] == ["model"] * (len(rows) - 1) + ["reference"]
+    scores = [float(r["score"]) for r in rows[:-1]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_csv_t3_equals_dimension_marts(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    rows = _csv(exported, "t3_dimension_scores")
+    dimensions = [d for (d,) in _rows(marts, "select dimension_id from reference.dimensions order by display_order")]
+    assert list(rows[0].keys()) == ["release_id", "row_group", "model_id", "label", *dimensions]
+    by_model = {r["model_id"]: r for r in rows if r["row_group"] in ("model", "reference")}
+    expected = _rows(marts, "select model_id, dimension, score from marts.dimension_scores")
+    assert len(by_model) == len({m for m, _, _ in expected})
+    for model, dimension, score in expected:
+        assert _num(by_model[model][dimension]) == score
+    best = next(r for r in rows if r["row_group"] == "best")
+    median = next(r for r in rows if r["row_group"] == "median")
+    for dimension, best_score, median_score in _rows(
+        marts, "select dimension, best_score, median_score from marts.dimension_summary"
+    ):
+        assert _num(best[dimension]) == best_score
+        assert _num(median[dimension]) == median_score
+
+
+def test_csv_t4_t5_equal_their_marts(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    t4 = {
+        (r["model_id"] or None): (int(r["n_recognized"]), int(r["n_not_routed"]), _num(r["rate"]))
+        for r in _csv(exported, "t4_recognized_not_routed")
+    }
+    expected4 = _rows(marts, "select model_id, n_recognized, n_not_routed, rate from marts.recognized_not_routed")
+    assert t4 == {m: (n, k, rate) for m, n, k, rate in expected4}
+    t5 = _csv(exported, "t5_turn_type_scores")
+    got5 = {}
+    for r in t5:
+        got5[(r["model_id"] or None, "single")] = _num(r["single_score"])
+        got5[(r["model_id"] or None, "multi")] = _num(r["multi_score"])
+    expected5 = {(m, t): s for m, t, s in _rows(marts, "select model_id, turn_type, score from marts.turn_type_scores")}
+    assert got5 == expected5
+
+
+def test_csv_t6_equals_subcategory_scores(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    rows = _csv(exported, "t6_subcategory_scores")
+    seeds = _rows(marts, "select subcategory_id from reference.subcategories order by display_order")
+    assert [r["subcategory"] for r in rows] == [s for (s,) in seeds]
+    by_subcategory = {r["subcategory"]: r for r in rows}
+    expected = _rows(marts, "select subcategory, model_id, is_pooled, n_tasks, score from marts.subcategory_scores")
+    assert expected
+    for subcategory, model, pooled, n_tasks, score in expected:
+        row = by_subcategory[subcategory]
+        assert _num(row["pooled_score" if pooled else f"score_{model}"]) == score
+        assert int(row["n_tasks"]) == n_tasks
+    present = {s for s, *_ in expected}
+    assert all(r["pooled_score"] == "" for r in rows if r["subcategory"] not in present)
+
+
+def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    fields = ("n", "agreement", "kappa", "precision", "recall", "f1")
+    t7 = {r["dimension"]: tuple(_num(r[f]) for f in fields) for r in _csv(exported, "t7_judge_calibration")}
+    expected7 = _rows(marts, f"select dimension, {', '.join(fields)} from marts.judge_calibration")
+    assert t7 == {d: tuple(None if v is None else float(v) for v in rest) for d, *rest in expected7}
+
+    a1 = {
+        r["transcript_id"]: (r["model_id"] or None, int(r["n_turns"]), int(r["n_characters"]))
+        for r in _csv(exported, "a1_redteam_summary")
+    }
+    expected_a1 = _rows(marts, "select transcript_id, model_id, n_turns, n_characters from marts.redteam_summary")
+    assert expected_a1 and a1 == {t: (m, n, c) for t, m, n, c in expected_a1}
+
+    fields_p = ("value", "ci_low", "ci_high", "paper_value", "difference_from_paper")
+    p_rows = _csv(exported, "p_paper_comparison")
+    order = [m for (m,) in _rows(marts, "select metric from marts.headline_metrics order by display_order, metric")]
+    assert [r["metric"] for r in p_rows] == order
+    p = {r["metric"]: tuple(_num(r[f]) for f in fields_p) for r in p_rows}
+    expected_p = _rows(marts, f"select metric, {', '.join(fields_p)} from marts.headline_metrics")
+    assert p == {m: tuple(rest) for m, *rest in expected_p}
+
+
+# --------------------------------------------------------------------------- Markdown and LaTeX
+
+
+def test_markdown_t2_one_row_per_model_plus_reference(
+    exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
+) -> None:
+    header, body = read_markdown_table(exported["md"] / "t2_leaderboard.md")
+    assert header == ["Rank", "Model", "Score (%) [95% CI]", "Tie group", "Rank [95% CI]", "P(rank 1) (%)"]
+    expected = _rows(
+        marts,
+        "select display_name, rank, score, ci_low, ci_high, kind from marts.model_scores "
+        "order by kind = 'clinician_reference', score desc, model_id",
+    )
+    assert len(body) == len(expected) == len(DISPLAY_NAMES)
+    for cells, (name, rank, score, low, high, kind) in zip(body, expected, strict=False):
+        assert len(cells) == len(header)
+        assert cells[1] == name  # escaped pipes read back
+        assert cells[0] == ("—" if kind == "clinician_reference" else str(rank))
+        assert _shown(cells[2], score)
+        shown_low, shown_high = _interval(cells[2])
+        assert abs(shown_low - 100 * low) <= HALF_STEP and abs(shown_high - 100 * high) <= HALF_STEP
+    assert body[-1][1] == "Clinician reference" and body[-1][3] == "—"
+
+
+def test_markdown_t3_seven_dimensions_and_summary_rows(
+    exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
+) -> None:
+    header, body = read_markdown_table(exported["md"] / "t3_dimension_scores.md")
+    seeds = _rows(
+        marts,
+        "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
+        "inner join marts.judge_calibration as c on c.dimension = d.dimension_id order by d.display_order",
+    )
+    marks = ["" if meets else f" {tables.FLOOR_MARK}" for _, _, meets in seeds]
+    shown = [f"{label}{mark} ({kind})" for (label, kind, _), mark in zip(seeds, marks, strict=True)]
+    assert header == ["Model", *shown]
+    labels = [cells[0] for cells in body]
+    n_models = len(DISPLAY_NAMES) - 1
+    assert labels[n_models:] == ["Best", "Median", "Clinician reference"]
+    assert all(len(cells) == 8 for cells in body)
+    summary = _rows(marts, "select best_score, median_score from marts.dimension_summary order by display_order")
+    for j, (best, median) in enumerate(summary, start=1):
+        assert _shown(body[n_models][j], best)
+        assert _shown(body[n_models + 1][j], median)
+
+
+def test_markdown_t4_to_p_shapes(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
+    n_models = len(DISPLAY_NAMES)
+    header, body = read_markdown_table(exported["md"] / "t4_recognized_not_routed.md")
+    assert len(header) == 4 and len(body) == n_models + 1
+    assert body[-2][0] == "All ranked models (pooled)" and body[-1][0] == "Clinician reference"
+    (pooled,) = _rows(marts, "select rate from marts.recognized_not_routed where is_pooled")[0]
+    assert _shown(body[-2][3], pooled)
+    header, body = read_markdown_table(exported["md"] / "t5_turn_type_scores.md")
+    assert header == ["Model", "Single-turn (%)", "Multi-turn (%)"] and len(body) == n_models + 1
+    header, body = read_markdown_table(exported["md"] / "t6_subcategory_scores.md")
+    assert len(body) == 23 and len(header) == 3 + n_models
+    header, body = read_markdown_table(exported["md"] / "t7_judge_calibration.md")
+    assert body[0][0] == "All criteria" and len(header) == 8
+    header, body = read_markdown_table(exported["md"] / "p_paper_comparison.md")
+    metrics = _rows(marts, "select metric, value, paper_value, difference_from_paper from marts.headline_metrics")
+    assert len(body) == len(metrics)
+    rows = {cells[0]: cells for cells in body}
+    best = next(m for m in metrics if m[0] == "best_model_score")
+    assert _shown(rows["Best model score"][1], best[1])
+    assert _shown(rows["Best model score"][2], best[2])
+    assert _shown(rows["Best model score"][3], best[3])
+    assert rows["Best model score"][3][0] in "+−0"
+
+
+def test_latex_tables_have_the_expected_rows_and_columns(exported: dict[str, Path]) -> None:
+    n_models = len(DISPLAY_NAMES)
+    expected = {
+        "t2_leaderboard": (n_models, 6),
+        "t3_dimension_scores": (n_models + 2, 8),
+        "t4_recognized_not_routed": (n_models + 1, 4),
+        "t6_subcategory_scores": (23, 3 + n_models),
+        "t7_judge_calibration": (8, 8),
+    }
+    for stem, (n_rows, n_columns) in expected.items():
+        text = (exported["latex"] / f"{stem}.tex").read_text(encoding="utf-8")
+        assert text.count(r"\toprule") == text.count(r"\bottomrule") == 1
+        assert re.search(r"\\begin\{tabular\}\{[lr]{" + str(n_columns) + r"}\}", text), stem
+        rows = _latex_rows(exported["latex"] / f"{stem}.tex")
+        assert len(rows) == n_rows, stem
+        assert all(len(r) == n_columns for r in rows), stem
+
+
+def test_latex_and_markdown_escape_display_names(exported: dict[str, Path]) -> None:
+    latex = (exported["latex"] / "t2_leaderboard.tex").read_text(encoding="utf-8")
+    assert r"Model A \textbar{} pipe \& co\_1 50\%" in latex
+    assert r"\textless{}b\textgreater{}Model B\textless{}/b\textgreater{} " in latex
+    assert r"Model C \$x\textasciicircum{}2\$ \{brace\} \textasciitilde{}\#" in latex
+    assert r"Модель D \textbackslash{} back" in latex
+    t3 = (exported["latex"] / "t3_dimension_scores.tex").read_text(encoding="utf-8")
+    assert r"\multicolumn{6}{c}{Act} & \multicolumn{1}{c}{Withhold}" in t3
+    markdown = (exported["md"] / "t2_leaderboard.md").read_text(encoding="utf-8")
+    assert r"Model A \| pipe &amp; co\_1 50%" in markdown
+    assert "&lt;b&gt;Model B&lt;/b&gt;" in markdown and "<b>" not in markdown
+
+
+# --------------------------------------------------------------------------- escaping release text
+
+
+HOSTILE = (
+    "<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)",
+    "\\ & % $ # _ { } ~ ^",
+)
+
+
+def _hostile_table() -> Table:
+    """A leaderboard whose display names are hostile text and whose numbers are negative."""
+    spec = tables.T2
+    fields = ("release_id", "row_group", "model_id", "label", "provider", "kind", "n_tasks", "rank", "tie_group",
+              "score", "ci_low", "ci_high", "median_rank", "rank_ci_low", "rank_ci_high", "p_rank_1")
+    rows = tuple(
+        ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, 1, -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 0.25)
+        for i, name in enumerate(HOSTILE)
+    )
+    return Table(spec, fields, rows, spec.columns)
+
+
+def test_markdown_escapes_html_and_pipes() -> None:
+    text = tables.to_markdown(_hostile_table())
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt; \\| x" in text
+    assert "\\\\ &amp; % $" in text
+    body = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert all(len(re.split(r"(?<!\\)\|", line)) == len(tables.T2.columns) + 2 for line in body)
+
+
+def test_markdown_shows_link_and_emphasis_marks_as_text() -> None:
+    """A name may not become a link with a hidden target, an image, code or emphasis: the
+    marks are escaped and the cell shows the name as it is; an interval's brackets stay."""
+    name = "[Model E](http://example.org) ![x](y.png) *bold* _it_ `code` ~~gone~~"
+    table = _hostile_table()
+    table = Table(table.spec, table.fields, (table.rows[0][:3] + (name,) + table.rows[0][4:],), table.columns)
+    text = tables.to_markdown(table)
+    escaped = r"[Model E\](http://example.org) ![x\](y.png) \*bold\* \_it\_ \`code\` \~\~gone\~\~"
+    assert escaped in text
+    assert re.search(r"(?<!\\)\]\(", text) is None and re.search(r"(?<!\\)[*_`~]", text.split("\n", 2)[2]) is None
+    assert "[" in tables._md_escape("[0.790, 0.811]") and "\\" not in tables._md_escape("[0.790, 0.811]")
+
+
+def test_csv_neutralises_formulas_and_keeps_numbers() -> None:
+    table = _hostile_table()
+    rows = list(csv.DictReader(io.StringIO(tables.to_csv(table))))
+    names = [r["label"] for r in rows]
+    assert names[0] == HOSTILE[0]
+    assert names[1:5] == ["'" + name for name in HOSTILE[1:5]]
+    assert all(not name.startswith(("=", "+", "-", "@")) for name in names)
+    assert [float(r["score"]) for r in rows] == table.column_values("score")  # negatives read back exactly
+    assert [float(r["ci_low"]) for r in rows] == [-1e-17] * len(rows)
+    assert [int(r["rank"]) for r in rows] == table.column_values("rank")
+
+
+def test_latex_escapes_every_special_character() -> None:
+    text = tables.to_latex(_hostile_table())
+    assert r"\textbackslash{} \& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{}" in text
+    assert r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{} \textbar{} x" in text
+    escapes = re.compile(
+        r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]|\$-\$"
+    )
+    rows = text.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    assert len(rows) == len(HOSTILE)
+    for row in rows:
+        for cell in row.removesuffix(r" \\").split(" & "):
+            assert not re.search(r"[&%$#_{}~^\\<>|]", escapes.sub("", cell)), cell
+
+
+def test_html_escapes_release_text() -> None:
+    text = tables.to_html(_hostile_table())
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
