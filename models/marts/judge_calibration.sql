@@ -47,40 +47,29 @@ completed as (
         on dimension_list.dimension = confusion.dimension
 ),
 
-rates as (
+scored as (
     select
         *,
-        (tp + tn) / nullif(n, 0) as agreement,
-        (tp + fp) / nullif(n, 0) as judge_met_share,
-        (tp + fn) / nullif(n, 0) as gold_met_share
+        {{ agreement_statistics('n', 'tp', 'fp', 'fn', 'tn') }}
     from completed
-),
-
-chance as (
-    select
-        *,
-        judge_met_share * gold_met_share
-        + (1 - judge_met_share) * (1 - gold_met_share) as chance_agreement
-    from rates
 ),
 
 final as (
     select
         {{ release_id() }} as release_id,
-        chance.dimension,
-        chance.display_order,
-        chance.n,
-        chance.n_ties_dropped,
-        chance.tp as n_true_positive,
-        chance.fp as n_false_positive,
-        chance.fn as n_false_negative,
-        chance.tn as n_true_negative,
-        chance.agreement,
-        -- Cohen's kappa; undefined (null) when chance agreement is 1
-        (chance.agreement - chance.chance_agreement) / nullif(1 - chance.chance_agreement, 0) as kappa,
-        chance.tp / nullif(chance.tp + chance.fp, 0) as precision,
-        chance.tp / nullif(chance.tp + chance.fn, 0) as recall,
-        2 * chance.tp / nullif(2 * chance.tp + chance.fp + chance.fn, 0) as f1,
+        scored.dimension,
+        scored.display_order,
+        scored.n,
+        scored.n_ties_dropped,
+        scored.tp as n_true_positive,
+        scored.fp as n_false_positive,
+        scored.fn as n_false_negative,
+        scored.tn as n_true_negative,
+        scored.agreement,
+        scored.kappa,
+        scored.precision,
+        scored.recall,
+        scored.f1,
         resampled.agreement_ci_low,
         resampled.agreement_ci_high,
         resampled.kappa_ci_low,
@@ -90,15 +79,11 @@ final as (
         cast({{ var('calibration_kappa_floor') }} as {{ type_double() }}) as kappa_floor,
         cast({{ var('calibration_min_pairs') }} as {{ dbt.type_bigint() }}) as min_pairs,
         -- the judge is trusted on the dimension: kappa at least the floor, on enough pairs
-        coalesce(
-            (chance.agreement - chance.chance_agreement) / nullif(1 - chance.chance_agreement, 0)
-            >= {{ var('calibration_kappa_floor') }},
-            false
-        )
-        and chance.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
-    from chance
+        coalesce(scored.kappa >= {{ var('calibration_kappa_floor') }}, false)
+        and scored.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
+    from scored
     left join resampled
-        on chance.dimension = resampled.dimension
+        on scored.dimension = resampled.dimension
 )
 
 select * from final

@@ -78,49 +78,31 @@ completed as (
             and dimension_list.dimension = confusion.dimension
 ),
 
-rates as (
+scored as (
     select
         *,
-        (tp + tn) / nullif(n, 0) as agreement,
-        (tp + fp) / nullif(n, 0) as judge_met_share,
-        (tp + fn) / nullif(n, 0) as gold_met_share
+        {{ agreement_statistics('n', 'tp', 'fp', 'fn', 'tn') }}
     from completed
-),
-
-chance as (
-    select
-        *,
-        judge_met_share * gold_met_share
-        + (1 - judge_met_share) * (1 - gold_met_share) as chance_agreement
-    from rates
-),
-
-kappas as (
-    select
-        *,
-        -- Cohen's kappa; undefined (null) when chance agreement is 1
-        (agreement - chance_agreement) / nullif(1 - chance_agreement, 0) as kappa
-    from chance
 ),
 
 final as (
     select
         {{ release_id() }} as release_id,
-        kappas.model_id,
-        kappas.kind,
-        kappas.dimension,
-        kappas.display_order,
-        kappas.n,
-        kappas.n_ties_dropped,
-        kappas.tp as n_true_positive,
-        kappas.fp as n_false_positive,
-        kappas.fn as n_false_negative,
-        kappas.tn as n_true_negative,
-        kappas.agreement,
-        kappas.kappa,
-        kappas.tp / nullif(kappas.tp + kappas.fp, 0) as precision,
-        kappas.tp / nullif(kappas.tp + kappas.fn, 0) as recall,
-        2 * kappas.tp / nullif(2 * kappas.tp + kappas.fp + kappas.fn, 0) as f1,
+        scored.model_id,
+        scored.kind,
+        scored.dimension,
+        scored.display_order,
+        scored.n,
+        scored.n_ties_dropped,
+        scored.tp as n_true_positive,
+        scored.fp as n_false_positive,
+        scored.fn as n_false_negative,
+        scored.tn as n_true_negative,
+        scored.agreement,
+        scored.kappa,
+        scored.precision,
+        scored.recall,
+        scored.f1,
         resampled.agreement_ci_low,
         resampled.agreement_ci_high,
         resampled.kappa_ci_low,
@@ -130,13 +112,13 @@ final as (
         cast({{ var('calibration_kappa_floor') }} as {{ type_double() }}) as kappa_floor,
         cast({{ var('calibration_min_pairs') }} as {{ dbt.type_bigint() }}) as min_pairs,
         -- the judge is trusted on the model's replies: kappa at least the floor, on enough pairs
-        coalesce(kappas.kappa >= {{ var('calibration_kappa_floor') }}, false)
-        and kappas.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
-    from kappas
+        coalesce(scored.kappa >= {{ var('calibration_kappa_floor') }}, false)
+        and scored.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
+    from scored
     left join resampled
         on
-            kappas.model_id = resampled.model_id
-            and kappas.dimension = resampled.dimension
+            scored.model_id = resampled.model_id
+            and scored.dimension = resampled.dimension
 )
 
 select * from final
