@@ -15,12 +15,7 @@ calibration as (
 final as (
     select
         dimension,
-        max(case when statistic = 'calibration_agreement' then ci_low end) as agreement_ci_low,
-        max(case when statistic = 'calibration_agreement' then ci_high end) as agreement_ci_high,
-        max(case when statistic = 'calibration_kappa' then ci_low end) as kappa_ci_low,
-        max(case when statistic = 'calibration_kappa' then ci_high end) as kappa_ci_high,
-        max(case when statistic = 'calibration_f1' then ci_low end) as f1_ci_low,
-        max(case when statistic = 'calibration_f1' then ci_high end) as f1_ci_high
+        {{ calibration_intervals() }}
     from calibration
     group by dimension
 )
