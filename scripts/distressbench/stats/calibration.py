@@ -47,6 +47,9 @@ QUANTILE_METHOD = "linear"
 # The design is kept sparse when fewer than this share of its cells are non-zero (per model at
 # 7,180 tasks, 3%: half the dense product's CPU; overall, 74%: dense is five times cheaper).
 SPARSE_BELOW = 0.1
+# Resampled confusion counts worked on at once: `add` goes through a chunk of resamples in
+# blocks of about this many values, so its temporaries stay small whatever the chunk.
+BLOCK_VALUES = 2**18
 _EXAMPLES = 3
 
 
@@ -148,12 +151,15 @@ class CalibrationResamples:
                 f"the resamples count {len(task_order)} tasks, the calibration has {len(self.tasks)} "
                 "(or other task ids): both must resample every task of the release"
             )
-        by_dimension = np.asarray(counts @ self._design).reshape(len(counts), *self._shape)
-        overall = by_dimension.sum(axis=2, keepdims=True)  # exact: integer-valued sums
-        confusion = np.concatenate([overall, by_dimension], axis=2).reshape(len(counts), len(self.groups), 4)
-        for i, values in enumerate(_statistics(confusion)):
-            self._draws[i, self._done : self._done + len(counts)] = values
-        self._done += len(counts)
+        rows = max(1, BLOCK_VALUES // max(1, int(np.prod(self._shape))))
+        for lo in range(0, len(counts), rows):
+            block = counts[lo : lo + rows]
+            by_dimension = np.asarray(block @ self._design).reshape(len(block), *self._shape)
+            overall = by_dimension.sum(axis=2, keepdims=True)  # exact: integer-valued sums
+            confusion = np.concatenate([overall, by_dimension], axis=2).reshape(len(block), len(self.groups), 4)
+            for i, values in enumerate(_statistics(confusion)):
+                self._draws[i, self._done : self._done + len(block)] = values
+            self._done += len(block)
 
     def intervals(self, alpha: float) -> pd.DataFrame:
         """OUTPUT_COLUMNS, one row per dimension present (sorted) and one for 'all' (per key

@@ -86,6 +86,14 @@ def test_intervals_match_a_naive_bootstrap_and_do_not_depend_on_chunks() -> None
             assert abs(getattr(row, f"{name}_ci_high") - high) <= 1e-12, (row.dimension, name)
 
 
+def test_a_chunk_worked_on_in_blocks_gives_the_same_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks, pairs = _pairs()
+    whole = calibration_intervals(tasks, pairs, samples=300, seed=SEED, alpha=0.1)
+    monkeypatch.setattr("distressbench.stats.calibration.BLOCK_VALUES", 7 * 2 * 4)  # 7 resamples a block
+    in_blocks = calibration_intervals(tasks, pairs, samples=300, seed=SEED, alpha=0.1)
+    pd.testing.assert_frame_equal(whole, in_blocks, check_exact=True)
+
+
 def test_no_calibration_pairs_gives_an_all_row_without_intervals() -> None:
     tasks, pairs = _pairs()
     result = calibration_intervals(tasks, pairs.iloc[0:0], samples=20, seed=SEED)
