@@ -118,17 +118,35 @@ class DbtProcess:
 
     def invoke(self, arguments: list[str]) -> DbtOutcome:
         """Run `dbt <arguments>` (the project's folders are added) and say what it did."""
-        if not self._parsed:
-            parsed = self._answer()
-            if not parsed.success:
-                raise DbtFailed(f"dbt could not parse the project: {parsed.exception}; {self._console_tail()}")
-            self._parsed = True
+        self.send(arguments)
+        return self.receive()
+
+    def send(self, arguments: list[str]) -> None:
+        """Have dbt start `dbt <arguments>` (once it has parsed the project); `receive` waits
+        for what it did, so the caller can work meanwhile."""
         stdin: IO[str] | None = self._process.stdin
         if stdin is None or self._process.poll() is not None:
+            self._check_parsed()  # a failed parse ends the process: say so
             raise DbtFailed(f"dbt's process has ended; {self._console_tail()}")
-        stdin.write(json.dumps(arguments) + "\n")
-        stdin.flush()
+        try:
+            stdin.write(json.dumps(arguments) + "\n")
+            stdin.flush()
+        except BrokenPipeError:
+            pass  # the process ended meanwhile: receive says why
+
+    def receive(self) -> DbtOutcome:
+        """What the command `send` started did."""
+        self._check_parsed()
         return self._answer()
+
+    def _check_parsed(self) -> None:
+        """Read the parse's answer (once); DbtFailed if dbt could not parse the project."""
+        if self._parsed:
+            return
+        parsed = self._answer()
+        if not parsed.success:
+            raise DbtFailed(f"dbt could not parse the project: {parsed.exception}; {self._console_tail()}")
+        self._parsed = True
 
     def stop(self) -> None:
         """End the process (a no-op once it has ended) and wait for it."""

@@ -12,7 +12,7 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -67,14 +67,17 @@ def link_release(folder: Path, tables: dict[str, Path], manifest: Path | None) -
 
 class DbtStaging:
     """The gate's staging step, on a running dbt process: `dbt run` of the staging models
-    whose tables passed the file checks, into the database dbt's profile names."""
+    whose tables passed the file checks, into the database dbt's profile names. Calling it
+    starts the run; the function it returns waits for what was built."""
 
     def __init__(self, dbt: DbtProcess, links: Path, database: Path) -> None:
         self._dbt = dbt
         self._links = links
         self._database = database
 
-    def __call__(self, release_dir: Path, tables: dict[str, Path], manifest: Path | None) -> StagingResult:
+    def __call__(
+        self, release_dir: Path, tables: dict[str, Path], manifest: Path | None
+    ) -> Callable[[], StagingResult]:
         link_release(self._links, tables, manifest)
         readable = [*tables, *(["manifest"] if manifest is not None else [])]
         not_read: set[str] = set()
@@ -83,8 +86,12 @@ class DbtStaging:
             not_read.add("judge_labels")
         selected = [staging_model(table) for table in readable]
         if not selected:  # nothing passed the file checks: nothing to read
-            return StagingResult(self._database, self._links, {}, frozenset(not_read))
-        outcome = self._dbt.invoke(["run", "--select", *selected])
+            return lambda: StagingResult(self._database, self._links, {}, frozenset(not_read))
+        self._dbt.send(["run", "--select", *selected])
+        return lambda: self._built(release_dir, readable, not_read)
+
+    def _built(self, release_dir: Path, readable: list[str], not_read: set[str]) -> StagingResult:
+        outcome = self._dbt.receive()
         by_model = {node.name: node for node in outcome.nodes}
         unreadable: dict[str, str] = {}
         for table in readable:

@@ -51,8 +51,9 @@ class StagingResult:
     not_read: frozenset[str] = frozenset()
 
 
-# (release folder, tables that passed stage 2, the manifest if it passed stage 1) -> what was built
-Staging = Callable[[Path, dict[str, Path], Path | None], StagingResult]
+# (release folder, tables that passed stage 2, the manifest if it passed stage 1) -> a function
+# that waits for what was built (the staging runs while the gate imports Great Expectations)
+Staging = Callable[[Path, dict[str, Path], Path | None], Callable[[], StagingResult]]
 
 
 def _readable_checks(result: StagingResult, tables: dict[str, Path], manifest_ok: bool, rec: Recorder) -> None:
@@ -78,9 +79,6 @@ def run_gate(
 ) -> GateReport:
     """Check a release (as loaded, or its folder, loaded here) against the contract; print one
     line per check; write the JSON report."""
-    from distressbench.gate.gx import GxRunner
-    from distressbench.gate.values import check_values
-
     started = time.perf_counter()
     if not isinstance(release, Release):
         release = load_release(Path(release))
@@ -91,7 +89,11 @@ def run_gate(
     # the manifest's staging model reads its header fields: only a manifest that passed every
     # manifest check is read (a failed one is already reported by name)
     manifest_ok = release_id is not None and all(c.passed for c in recorder.checks if c.stage == "manifest")
-    built = staging(release_dir, valid_tables, release_dir / contract.MANIFEST if manifest_ok else None)
+    built_when_done = staging(release_dir, valid_tables, release_dir / contract.MANIFEST if manifest_ok else None)
+    from distressbench.gate.gx import GxRunner  # imported while the staging runs
+    from distressbench.gate.values import check_values
+
+    built = built_when_done()
     valid_tables = {table: path for table, path in valid_tables.items() if table not in built.not_read}
     _readable_checks(built, valid_tables, manifest_ok, recorder)
     with tempfile.TemporaryDirectory(prefix="distressbench-gate-") as spill:

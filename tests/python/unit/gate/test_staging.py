@@ -30,7 +30,7 @@ def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Pat
     dbt = DbtProcess.start(database=database, release_links=links, log_dir=tmp_path / "dbt",
                            target_dir=tmp_path / "target", threads=1, memory_limit="1GB")
     try:
-        built = DbtStaging(dbt, links, database)(release, tables, release / contract.MANIFEST)
+        built = DbtStaging(dbt, links, database)(release, tables, release / contract.MANIFEST)()
     finally:
         dbt.stop()
     assert built.unreadable == {} and built.not_read == frozenset()
