@@ -57,7 +57,8 @@ def _bootstrap(database: Path) -> None:
     """The bootstrap alone (the dbt model's inputs and call), on a built database."""
     import duckdb
 
-    from distressbench.stats.bootstrap import read_inputs, run_bootstrap
+    from distressbench.stats.bootstrap.inputs import read_inputs
+    from distressbench.stats.bootstrap.run import run_bootstrap
 
     with duckdb.connect(str(database), read_only=True) as connection:
         models = ("int_cells_scored", "int_cells_triaged", "int_cell_dimensions_scored")

@@ -1,8 +1,8 @@
 """Bootstrap intervals for every model score and headline metric, and for the judge
 calibration (issues: resample tasks; judge reliability), from one draw of the task counts.
 
-A thin shell around distressbench.bootstrap.run_bootstrap and
-distressbench.calibration_bootstrap.CalibrationResamples, which hold the methods and their
+A thin shell around distressbench.stats.bootstrap.run.run_bootstrap and
+distressbench.stats.calibration.CalibrationResamples, which hold the methods and their
 tests: the leaderboard bootstrap draws each chunk of resample counts and hands it to the
 calibration's resamples too, so resample b reweights the same tasks in both (and the counts,
 the costliest step, are drawn once). The calibration's rows are statistic
@@ -43,7 +43,8 @@ def resampled_rows(dbt):
     import pandas as pd
 
     from distressbench.stats.agreement import AlphaResamples
-    from distressbench.stats.bootstrap import read_inputs, run_bootstrap
+    from distressbench.stats.bootstrap.inputs import read_inputs
+    from distressbench.stats.bootstrap.run import run_bootstrap
     from distressbench.stats.calibration import CalibrationResamples
 
     cell_frame, dimension_frame = read_inputs(

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from distressbench.stats.bootstrap import codes_in
+from distressbench.stats.coding import codes_in
 
 UNIT_COLUMNS = ("task_id", "n_labels", "n_met", "n_units")
 QUANTILE_METHOD = "linear"

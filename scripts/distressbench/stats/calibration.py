@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from distressbench.stats.bootstrap import codes_in
+from distressbench.stats.coding import codes_in
 
 PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
 STATISTICS = ("agreement", "kappa", "f1")  # in the order _statistics returns them

@@ -17,7 +17,8 @@ import pytest
 from scipy.stats import kendalltau
 
 from distressbench import cli, settings
-from distressbench.stats.bootstrap import read_inputs, run_bootstrap
+from distressbench.stats.bootstrap.inputs import read_inputs
+from distressbench.stats.bootstrap.run import run_bootstrap
 from fixtures.independent_metrics import calibrated_pairs, calibration_statistics, compute, judge_agreement
 from fixtures.judge_release_factory import make_judge_release
 from fixtures.release_factory import rewrite_table

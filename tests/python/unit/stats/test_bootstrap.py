@@ -1,4 +1,5 @@
-"""Tests for the task bootstrap (distressbench.stats.bootstrap)."""
+"""Tests for the task bootstrap (distressbench.stats.bootstrap): its estimates, intervals,
+ranks and input checks, through run_bootstrap."""
 
 from __future__ import annotations
 
@@ -8,14 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from distressbench.stats import bootstrap
-from distressbench.stats.bootstrap import (
-    OUTPUT_COLUMNS,
-    BootstrapInputError,
-    ResampleCounts,
-    run_bootstrap,
-    with_cell_ids,
-)
+from distressbench.stats.bootstrap.checks import BootstrapInputError
+from distressbench.stats.bootstrap.estimates import rank_rows
+from distressbench.stats.bootstrap.run import OUTPUT_COLUMNS, run_bootstrap
 from fixtures.bootstrap_inputs import random_inputs
 
 REF = "ref"
@@ -229,39 +225,6 @@ def test_categorical_id_columns_give_the_same_results() -> None:
         run_bootstrap(cells, ghost, samples=10)
 
 
-def test_dimension_rows_by_response_key_take_their_cells_ids() -> None:
-    """The build reads the dimension rows by response_key and gives them their cell's ids
-    (with_cell_ids): the same rows as by ids, in any order; a key without a cell is named."""
-    cells, dims = random_inputs(40, 4, n_dimensions=3, seed=5)
-    cells = cells.astype({"model_id": "category", "task_id": "category"})
-    cells["response_key"] = np.random.default_rng(1).permutation(len(cells)) + 1
-    key_of = dict(zip(zip(cells["model_id"], cells["task_id"], strict=True), cells["response_key"], strict=True))
-    keyed = dims.sample(frac=1.0, random_state=2)
-    keyed = pd.DataFrame(
-        {
-            "response_key": [key_of[pair] for pair in zip(keyed["model_id"], keyed["task_id"], strict=True)],
-            "dimension": keyed["dimension"].to_numpy(),
-            "score": keyed["score"].to_numpy(),
-        }
-    )
-    found = with_cell_ids(cells, keyed)
-    assert list(found.columns) == ["model_id", "task_id", "dimension", "score"]
-    assert isinstance(found["model_id"].dtype, pd.CategoricalDtype)
-    by_ids = found.astype({"model_id": str, "task_id": str}).sort_values(["model_id", "task_id", "dimension"])
-    expected = dims.sort_values(["model_id", "task_id", "dimension"])
-    assert by_ids.to_numpy().tolist() == expected[list(by_ids.columns)].to_numpy().tolist()
-    reference = run_bootstrap(cells, dims, samples=129, seed=4)
-    pd.testing.assert_frame_equal(reference, run_bootstrap(cells, found, samples=129, seed=4), check_exact=True)
-    stray = keyed.copy()
-    stray.loc[[0, 3], "response_key"] = [len(cells) + 7, 0]
-    message = rf"2 row\(s\) whose response_key is not in cells; e.g. {len(cells) + 7}, 0"
-    with pytest.raises(BootstrapInputError, match=message):
-        with_cell_ids(cells, stray)
-    stray.loc[0, "response_key"] = -1
-    with pytest.raises(BootstrapInputError, match="a negative response_key"):
-        with_cell_ids(cells, stray)
-
-
 def test_one_task_gives_zero_width_intervals() -> None:
     scores = np.array([[0.3, 0.8, 0.55]])
     result = run_bootstrap(grid_cells(scores, ["a", "b", "c"]), no_dimensions(), samples=100)
@@ -329,10 +292,10 @@ def test_tied_models_share_rank_one_credit() -> None:
 
 def test_ranks_count_the_models_strictly_ahead_and_ties_share_the_better_rank() -> None:
     by_hand = np.array([[0.5, 0.7, 0.5, 0.1], [0.2, 0.2, 0.2, 0.2], [0.0, 0.3, 0.9, 0.3]])
-    assert bootstrap._ranks(by_hand).tolist() == [[2, 1, 2, 4], [1, 1, 1, 1], [4, 2, 1, 2]]
+    assert rank_rows(by_hand).tolist() == [[2, 1, 2, 4], [1, 1, 1, 1], [4, 2, 1, 2]]
     scores = np.random.default_rng(5).integers(0, 6, size=(500, 40)) / 5  # many ties
     strictly_ahead = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
-    assert (bootstrap._ranks(scores) == 1 + strictly_ahead).all()
+    assert (rank_rows(scores) == 1 + strictly_ahead).all()
 
 
 def test_resamples_without_the_dimension_are_left_out_of_its_interval() -> None:
@@ -464,61 +427,7 @@ def test_intervals_agree_with_an_independent_naive_bootstrap() -> None:
         assert abs(row["ci_high"] - high) < 0.1 * width, (statistic, row["ci_high"], high)
 
 
-# --------------------------------------------------------------------------- draws, threads, ties
-
-
-def spawned_counts(seed: int, n_tasks: int, samples: int, per_stream: int) -> np.ndarray:
-    """The counts as the definition says: stream s (a SeedSequence(seed).spawn child) draws
-    resamples s * per_stream on as rows of integers(0, n_tasks, size=(rows, n_tasks))."""
-    children = np.random.SeedSequence(seed).spawn(math.ceil(samples / per_stream))
-    rows = []
-    for s, child in enumerate(children):
-        size = min(per_stream, samples - s * per_stream)
-        index = np.random.Generator(np.random.PCG64(child)).integers(0, n_tasks, size=(size, n_tasks))
-        rows.extend(np.bincount(row, minlength=n_tasks) for row in index)
-    return np.stack(rows).astype(np.float64)
-
-
-def taken(counts: ResampleCounts, chunks: list[int]) -> np.ndarray:
-    return np.concatenate([counts.take(size).copy() for size in chunks])
-
-
-@pytest.mark.parametrize("n_tasks", [1, 2, 7, 718])
-def test_resample_counts_are_the_spawned_streams_rows_whatever_the_threads_and_chunks(
-    monkeypatch: pytest.MonkeyPatch, n_tasks: int
-) -> None:
-    monkeypatch.setattr(bootstrap, "RESAMPLES_PER_STREAM", 4)
-    expected = spawned_counts(20261101, n_tasks, 23, per_stream=4)
-    for threads in (1, 2, 5):
-        for chunks in ([23], [1] * 23, [3, 7, 1, 12], [9, 14]):
-            got = taken(ResampleCounts(20261101, n_tasks, 23, threads=threads), chunks)
-            np.testing.assert_array_equal(got, expected, err_msg=f"threads={threads} chunks={chunks}")
-    monkeypatch.setattr(bootstrap, "BATCH_VALUES", 2 * n_tasks + 1)  # a stream's rows drawn two at a time
-    np.testing.assert_array_equal(taken(ResampleCounts(20261101, n_tasks, 23, threads=1), [5, 18]), expected)
-    assert (expected.sum(axis=1) == n_tasks).all()
-
-
-def test_resample_counts_refuse_more_than_their_samples() -> None:
-    counts = ResampleCounts(1, 5, 10)
-    counts.take(8)
-    with pytest.raises(ValueError, match="8 of 10 resamples were taken; 3 more is too many"):
-        counts.take(3)
-
-
-def test_run_bootstrap_hands_on_the_spawned_streams_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bootstrap, "RESAMPLES_PER_STREAM", 10)
-    cells, dims = random_inputs(90, 5, n_dimensions=3, seed=8)
-    seen: list[np.ndarray] = []
-    run_bootstrap(cells, dims, samples=301, seed=4, chunk_size=37, on_counts=lambda c, _: seen.append(c.copy()))
-    np.testing.assert_array_equal(np.concatenate(seen), spawned_counts(4, 90, 301, per_stream=10))
-
-
-def test_thread_count_does_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:
-    cells, dims = random_inputs(70, 5, n_dimensions=2, seed=6)
-    monkeypatch.setattr(bootstrap, "DRAW_THREADS", 1)
-    single = run_bootstrap(cells, dims, samples=200, seed=2)
-    monkeypatch.setattr(bootstrap, "DRAW_THREADS", 5)
-    pd.testing.assert_frame_equal(single, run_bootstrap(cells, dims, samples=200, seed=2), check_exact=True)
+# --------------------------------------------------------------------------- ties
 
 
 def test_tied_models_in_shuffled_rows_get_identical_estimates_and_intervals() -> None:

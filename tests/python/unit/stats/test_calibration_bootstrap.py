@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from distressbench.stats.bootstrap import ResampleCounts, run_bootstrap
+from distressbench.stats.bootstrap.draws import ResampleCounts
+from distressbench.stats.bootstrap.run import run_bootstrap
 from distressbench.stats.calibration import CalibrationInputError, CalibrationResamples
 from fixtures.bootstrap_inputs import random_inputs
 

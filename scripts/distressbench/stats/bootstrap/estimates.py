@@ -1,0 +1,87 @@
+"""From resampled column sums to estimates: each resample's statistics (model means, headline
+metrics, pair differences), the ranks among ranked models, and the intervals over resamples."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from distressbench.stats.bootstrap.design import Design
+
+SCORE_QUANTILE_METHOD = "linear"
+RANK_QUANTILE_METHOD = "inverted_cdf"
+
+
+def statistics(sums: np.ndarray, design: Design, pairs: np.ndarray) -> np.ndarray:
+    """Resamples x statistics: model means (model_ids order), headline_names(), then pair differences."""
+    n, m, k = design.n_tasks, design.n_models, design.n_ranked
+    means = sums[:, :m] / n
+    ranked = means[:, design.ranked]
+    extra = sums[:, m : m + 6]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        single = extra[:, 0] / (k * extra[:, 2])
+        multi = extra[:, 1] / (k * extra[:, 3])
+        rate = extra[:, 4] / extra[:, 5]
+        out = [
+            means,
+            ranked.max(axis=1),
+            np.median(ranked, axis=1),
+        ]
+        if design.reference is not None:
+            out.append(means[:, design.reference])
+        out.extend([rate, single, multi, multi - single])
+        start = m + 6
+        for _ in design.dimensions:
+            block = sums[:, start : start + k + 1]
+            start += k + 1
+            scores = block[:, :k] / block[:, k:]
+            out.extend([scores.max(axis=1), np.median(scores, axis=1)])
+        out.append(ranked[:, pairs[:, 0]] - ranked[:, pairs[:, 1]])
+    return np.column_stack(out)
+
+
+def headline_names(design: Design) -> list[str]:
+    names = ["best_model_score", "median_model_score"]
+    if design.reference is not None:
+        names.append("clinician_reference_score")
+    names += ["recognized_not_routed_rate", "single_turn_score", "multi_turn_score", "multi_minus_single"]
+    for dim in design.dimensions:
+        names += [f"best_{dim}_score", f"median_{dim}_score"]
+    return names
+
+
+def rank_rows(scores: np.ndarray) -> np.ndarray:
+    """rank = 1 + number of models with a strictly higher score, per row.
+
+    Each row is sorted once, best first; a score's rank is 1 + the position of the first
+    score equal to it in that order (so exact ties share the better rank), found by carrying
+    forward the position where each run of equal scores starts. O(k log k) per row, not the
+    O(k**2) of comparing every pair of models."""
+    b, k = scores.shape
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ordered = np.take_along_axis(scores, order, axis=1)
+    run_start = np.broadcast_to(np.arange(k, dtype=np.int32), (b, k)).copy()
+    run_start[:, 1:][ordered[:, 1:] == ordered[:, :-1]] = 0
+    np.maximum.accumulate(run_start, axis=1, out=run_start)
+    ranks = np.empty((b, k), dtype=np.int32)
+    np.put_along_axis(ranks, order, run_start + 1, axis=1)
+    return ranks
+
+
+def percentile_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per column (alpha/2, 1 - alpha/2) quantiles, NaN resamples left out."""
+    q = [alpha / 2, 1 - alpha / 2]
+    bounds = np.quantile(draws, q, axis=0, method=SCORE_QUANTILE_METHOD)
+    gaps = np.flatnonzero(np.isnan(draws).any(axis=0))
+    if len(gaps):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
+            bounds[:, gaps] = np.nanquantile(draws[:, gaps], q, axis=0, method=SCORE_QUANTILE_METHOD)
+    return bounds[0], bounds[1]
+
+
+def rank_interval(ranks: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column the median rank and the (alpha/2, 1 - alpha/2) rank quantiles: ranks that occurred."""
+    middle, low, high = np.quantile(ranks, [0.5, alpha / 2, 1 - alpha / 2], axis=0, method=RANK_QUANTILE_METHOD)
+    return middle, low, high
