@@ -48,7 +48,8 @@ def _writable_file(path: Path, option: str) -> None:
 
 
 def _cmd_synth(args: argparse.Namespace, settings: Settings) -> int:
-    from distressbench.synth.generate import SynthConfig, write_release
+    from distressbench.synth.config import SynthConfig
+    from distressbench.synth.generate import write_release
 
     config = SynthConfig(
         seed=args.seed,

@@ -22,7 +22,8 @@ import pytest
 
 from distressbench import settings
 from distressbench.build.pipeline import DBT_TARGET, WarehouseLayout
-from distressbench.synth.generate import SynthConfig, write_release
+from distressbench.synth.config import SynthConfig
+from distressbench.synth.generate import write_release
 from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from distressbench import settings
 from distressbench.build.pipeline import build_release
-from distressbench.synth.generate import SynthConfig, write_release
+from distressbench.synth.config import SynthConfig
+from distressbench.synth.generate import write_release
 from fixtures.case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
 from fixtures.independent_cases import cases, criterion_pass_rates
 

@@ -11,7 +11,8 @@ import pyarrow as pa
 import pytest
 
 from distressbench import cli
-from distressbench.synth.generate import SynthConfig, write_release
+from distressbench.synth.config import SynthConfig
+from distressbench.synth.generate import write_release
 from fixtures.independent_metrics import Metrics, compute
 from fixtures.release_factory import make_release, read_table, rewrite_table
 

@@ -13,7 +13,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from distressbench.build.pipeline import build_release
-from distressbench.synth.generate import SynthConfig, write_release
+from distressbench.synth.config import SynthConfig
+from distressbench.synth.generate import write_release
 from fixtures.release_factory import refresh_manifest
 
 ORIGINAL, TWIN = "model-01", "model-03"

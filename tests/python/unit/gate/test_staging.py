@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 from distressbench.build.dbt_process import DbtProcess
 from distressbench.build.release_staging import DbtStaging, link_folder
 from distressbench.release import contract
-from distressbench.synth.generate import SynthConfig, write_release
+from distressbench.synth.config import SynthConfig
+from distressbench.synth.generate import write_release
 
 
 def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Path) -> None:

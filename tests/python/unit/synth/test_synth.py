@@ -18,8 +18,10 @@ import pytest
 
 from distressbench import settings
 from distressbench.release import contract, folders
-from distressbench.synth import generate as synth
-from distressbench.synth.generate import SynthConfig, ensure_default_release, text, write_release
+from distressbench.synth import text
+from distressbench.synth.config import SynthConfig
+from distressbench.synth.generate import CREATED_AT, ensure_default_release, write_release
+from distressbench.synth.ids import CLINICIAN_ID
 from fixtures.independent_metrics import compute
 
 SMALL = SynthConfig(seed=7, n_tasks=60, n_models=4, judge_samples=3)
@@ -126,7 +128,7 @@ def test_schemas_and_manifest(small_release: Path) -> None:
     assert manifest["benchmark"] == contract.BENCHMARK
     assert manifest["release"] == SMALL.release_id
     assert manifest["schema_version"] == contract.SCHEMA_VERSION
-    assert manifest["synthetic"] is True and manifest["created_at"] == synth.CREATED_AT
+    assert manifest["synthetic"] is True and manifest["created_at"] == CREATED_AT
     tables = contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES
     assert set(manifest["files"]) == {contract.file_name(t) for t in tables}
     for table in tables:
@@ -170,7 +172,7 @@ def test_models_responses_and_labels(small_release: Path) -> None:
     tasks, models = _read(small_release, "tasks"), _read(small_release, "models")
     assert models.model_id.is_unique and len(models) == SMALL.n_models + 1
     assert (models.kind == "clinician_reference").sum() == 1
-    assert models.loc[models.kind == "clinician_reference", "model_id"].item() == synth.CLINICIAN_ID
+    assert models.loc[models.kind == "clinician_reference", "model_id"].item() == CLINICIAN_ID
 
     responses = _read(small_release, "responses")
     assert responses.response_id.is_unique
