@@ -128,7 +128,7 @@ def _cmd_sql(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_tables(args: argparse.Namespace, settings: Settings) -> int:
-    from distressbench.outputs.tables import export_tables
+    from distressbench.outputs.tables.export import export_tables
 
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     out = Path(args.out)

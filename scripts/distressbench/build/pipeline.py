@@ -361,7 +361,7 @@ def print_headline(database: Path) -> None:
     except duckdb.Error as error:
         _say(f"(headline metrics not shown: {error})")
         return
-    from distressbench.outputs.tables import INTERVAL_LEVEL
+    from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
 
     _say(f"{'metric':<34} {'value':>7} {INTERVAL_LEVEL + ' CI':>17} {'paper':>7} {'diff':>7}")
     for metric, value, low, high, paper in rows:

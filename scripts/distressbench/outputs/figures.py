@@ -20,7 +20,8 @@ import numpy as np  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from distressbench.outputs.tables import INTERVAL_LEVEL, Table, pct, ratio  # noqa: E402
+from distressbench.outputs.tables.formatting import INTERVAL_LEVEL, pct, ratio  # noqa: E402
+from distressbench.outputs.tables.table import Table  # noqa: E402
 
 STYLE = {
     "svg.hashsalt": "distressbench",

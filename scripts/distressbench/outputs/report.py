@@ -23,7 +23,11 @@ import duckdb
 from distressbench.outputs import figures
 from distressbench.outputs.report_cases import cases_section
 from distressbench.outputs.report_changes import changes_section, changes_title
-from distressbench.outputs.tables import FLOOR_MARK, INTERVAL_LEVEL, Table, html_id, load_tables, to_html
+from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
+from distressbench.outputs.tables.load import load_tables
+from distressbench.outputs.tables.render import html_id, to_html
+from distressbench.outputs.tables.specs import FLOOR_MARK
+from distressbench.outputs.tables.table import Table
 from distressbench.outputs.warehouse import connect_read_only
 
 UNKNOWN = "unknown"

@@ -11,7 +11,10 @@ import html
 
 import duckdb
 
-from distressbench.outputs.tables import INTERVAL_LEVEL, Column, TableSpec, load_tables, to_html
+from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
+from distressbench.outputs.tables.load import load_tables
+from distressbench.outputs.tables.render import to_html
+from distressbench.outputs.tables.table import Column, TableSpec
 
 CHANGE_TABLES: tuple[TableSpec, ...] = (
     TableSpec(

@@ -224,7 +224,7 @@ def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something\nbroke")
 
-    monkeypatch.setattr("distressbench.outputs.tables.export_tables", broken)
+    monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", broken)
     monkeypatch.delenv("DISTRESSBENCH_DEBUG", raising=False)
     assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 1
     assert capsys.readouterr().err == "tables: something broke\n"

@@ -10,9 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from distressbench.outputs import tables
 from distressbench.outputs.report import write_report
-from distressbench.outputs.tables import FLOOR_MARK, export_tables
+from distressbench.outputs.tables.export import export_tables
+from distressbench.outputs.tables.formatting import pct
+from distressbench.outputs.tables.render import html_id
+from distressbench.outputs.tables.specs import FLOOR_MARK, J1, J2, J3, J4
 from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
@@ -129,7 +131,7 @@ def test_p_shows_judge_alpha_with_its_interval(exported: Path, marts: duckdb.Duc
     assert (_num(row["value"]), _num(row["ci_low"]), _num(row["ci_high"])) == (value, low, high)
     markdown = (exported / "md" / "p_paper_comparison.md").read_text(encoding="utf-8")
     line = next(x for x in markdown.splitlines() if x.startswith("| Judge self-consistency"))
-    assert f"{tables.pct(value)} [{tables.pct(low)}, {tables.pct(high)}]" in line
+    assert f"{pct(value)} [{pct(low)}, {pct(high)}]" in line
 
 
 def test_j4_csv_carries_the_calibration_by_model_mart(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
@@ -163,8 +165,8 @@ def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_pat
     text = write_report(paper_warehouse, tmp_path / "report.html").read_text(encoding="utf-8")
     section = text.split('<section id="sec-judge-reliability">', 1)[1].split("</section>", 1)[0]
     assert "<h2>Judge reliability</h2>" in section and 'id="fig-judge-reliability"' in section
-    for spec in (tables.J1, tables.J2, tables.J3):
-        assert f'id="{tables.html_id(spec)}"' in section, spec.key
+    for spec in (J1, J2, J3):
+        assert f'id="{html_id(spec)}"' in section, spec.key
     by_model = text.split('<section id="sec-calibration-by-model">', 1)[1].split("</section>", 1)[0]
-    assert "<h2>Judge calibration by model</h2>" in by_model and f'id="{tables.html_id(tables.J4)}"' in by_model
+    assert "<h2>Judge calibration by model</h2>" in by_model and f'id="{html_id(J4)}"' in by_model
     assert text.index('id="sec-calibration"') < text.index('id="sec-calibration-by-model"')

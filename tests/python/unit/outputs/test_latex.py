@@ -9,7 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from distressbench.outputs.tables import TABLES, export_tables
+from distressbench.outputs.tables.export import export_tables
+from distressbench.outputs.tables.specs import TABLES
 from fixtures.warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
 
 # What a paper needs for the tables: booktabs (the rules), graphicx (\resizebox, \rotatebox

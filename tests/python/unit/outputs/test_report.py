@@ -14,7 +14,9 @@ import pytest
 
 from distressbench import cli
 from distressbench.outputs.report import SECTIONS, release_info, render_header
-from distressbench.outputs.tables import TABLES, export_tables, html_id
+from distressbench.outputs.tables.export import export_tables
+from distressbench.outputs.tables.render import html_id
+from distressbench.outputs.tables.specs import TABLES
 from fixtures.markdown_table import read_markdown_table
 from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 

@@ -1,9 +1,8 @@
-"""The paper tables: formatting rules, and every format checked against the marts."""
+"""The paper tables in every format, checked against the marts of the paper warehouse."""
 
 from __future__ import annotations
 
 import csv
-import io
 import re
 import subprocess
 import sys
@@ -14,8 +13,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from distressbench.outputs import tables
-from distressbench.outputs.tables import TABLES, Table, count, export_tables, pct, pp, ratio
+from distressbench.outputs.tables.export import export_tables
+from distressbench.outputs.tables.specs import FLOOR_MARK, TABLES
 from fixtures.markdown_table import read_markdown_table
 from fixtures.warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
 
@@ -77,41 +76,7 @@ def _shown(cell: str, fraction: float) -> bool:
     return abs(_percent(cell) - 100 * fraction) <= HALF_STEP
 
 
-# --------------------------------------------------------------------------- formatting
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        (0.8885, "88.9"),
-        (0.88849, "88.8"),
-        (1.0, "100.0"),
-        (0.0, "0.0"),
-        (-0.00004, "0.0"),
-        (-0.029, "−2.9"),
-        (None, "—"),
-    ],
-)
-def test_pct_rounds_half_up_from_the_shortest_decimal(value: float | None, expected: str) -> None:
-    assert pct(value) == expected
-
-
-def test_other_formats() -> None:
-    assert pp(0.015) == "+1.5"
-    assert pp(-0.0081) == "−0.8"
-    assert pp(0.0) == "0.0"
-    assert pp(None) == "—"
-    assert ratio(0.8447) == "0.845"
-    assert ratio(-0.1) == "−0.100"
-    assert count(51732.0) == "51,732"
-    assert count(15.96667) == "16.0"
-    assert count(3) == "3"
-    assert count(float("nan")) == "—"
-
-
-def test_interval_level_is_one_minus_bootstrap_alpha() -> None:
-    assert [tables.interval_level(a) for a in (0.05, 0.1, 0.025, 0.01)] == ["95%", "90%", "97.5%", "99%"]
-    assert tables.interval_level(tables.settings.dbt_var("bootstrap_alpha")) == tables.INTERVAL_LEVEL
+# --------------------------------------------------------------------------- export
 
 
 # Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
@@ -125,7 +90,7 @@ project_vars = settings._dbt_vars()
 settings._dbt_vars = lambda: {**project_vars, "bootstrap_alpha": 0.1}
 
 from distressbench.outputs.report import write_report
-from distressbench.outputs.tables import export_tables
+from distressbench.outputs.tables.export import export_tables
 
 warehouse, out = Path(sys.argv[1]), Path(sys.argv[2])
 for fmt in ("md", "latex"):
@@ -148,14 +113,6 @@ def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(
     assert "Score (%) [90% CI]" in texts["t2_leaderboard.md"]
     assert r"90\% CI" in texts["t2_leaderboard.tex"]
     assert "90% bootstrap intervals are in brackets" in texts["report.html"]
-
-
-def test_empty_table_renders_in_every_format() -> None:
-    empty = Table(tables.A1, ("release_id", "transcript_id"), (), tables.A1.columns)
-    assert "No rows" in tables.to_markdown(empty)
-    assert "No rows" in tables.to_latex(empty)
-    assert "No rows" in tables.to_html(empty)
-    assert tables.to_csv(empty) == "release_id,transcript_id\n"
 
 
 def test_unknown_format_is_refused(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
@@ -303,7 +260,7 @@ def test_markdown_t3_seven_dimensions_and_summary_rows(
         "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
         "inner join marts.judge_calibration as c on c.dimension = d.dimension_id order by d.display_order",
     )
-    marks = ["" if meets else f" {tables.FLOOR_MARK}" for _, _, meets in seeds]
+    marks = ["" if meets else f" {FLOOR_MARK}" for _, _, meets in seeds]
     shown = [f"{label}{mark} ({kind})" for (label, kind, _), mark in zip(seeds, marks, strict=True)]
     assert header == ["Model", *shown]
     labels = [cells[0] for cells in body]
@@ -369,76 +326,3 @@ def test_latex_and_markdown_escape_display_names(exported: dict[str, Path]) -> N
     markdown = (exported["md"] / "t2_leaderboard.md").read_text(encoding="utf-8")
     assert r"Model A \| pipe &amp; co\_1 50%" in markdown
     assert "&lt;b&gt;Model B&lt;/b&gt;" in markdown and "<b>" not in markdown
-
-
-# --------------------------------------------------------------------------- escaping release text
-
-
-HOSTILE = (
-    "<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)",
-    "\\ & % $ # _ { } ~ ^",
-)
-
-
-def _hostile_table() -> Table:
-    """A leaderboard whose display names are hostile text and whose numbers are negative."""
-    spec = tables.T2
-    fields = ("release_id", "row_group", "model_id", "label", "provider", "kind", "n_tasks", "rank", "tie_group",
-              "score", "ci_low", "ci_high", "median_rank", "rank_ci_low", "rank_ci_high", "p_rank_1")
-    rows = tuple(
-        ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, 1, -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 0.25)
-        for i, name in enumerate(HOSTILE)
-    )
-    return Table(spec, fields, rows, spec.columns)
-
-
-def test_markdown_escapes_html_and_pipes() -> None:
-    text = tables.to_markdown(_hostile_table())
-    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt; \\| x" in text
-    assert "\\\\ &amp; % $" in text
-    body = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert all(len(re.split(r"(?<!\\)\|", line)) == len(tables.T2.columns) + 2 for line in body)
-
-
-def test_markdown_shows_link_and_emphasis_marks_as_text() -> None:
-    """A name may not become a link with a hidden target, an image, code or emphasis: the
-    marks are escaped and the cell shows the name as it is; an interval's brackets stay."""
-    name = "[Model E](http://example.org) ![x](y.png) *bold* _it_ `code` ~~gone~~"
-    table = _hostile_table()
-    table = Table(table.spec, table.fields, (table.rows[0][:3] + (name,) + table.rows[0][4:],), table.columns)
-    text = tables.to_markdown(table)
-    escaped = r"[Model E\](http://example.org) ![x\](y.png) \*bold\* \_it\_ \`code\` \~\~gone\~\~"
-    assert escaped in text
-    assert re.search(r"(?<!\\)\]\(", text) is None and re.search(r"(?<!\\)[*_`~]", text.split("\n", 2)[2]) is None
-    assert "[" in tables._md_escape("[0.790, 0.811]") and "\\" not in tables._md_escape("[0.790, 0.811]")
-
-
-def test_csv_neutralises_formulas_and_keeps_numbers() -> None:
-    table = _hostile_table()
-    rows = list(csv.DictReader(io.StringIO(tables.to_csv(table))))
-    names = [r["label"] for r in rows]
-    assert names[0] == HOSTILE[0]
-    assert names[1:5] == ["'" + name for name in HOSTILE[1:5]]
-    assert all(not name.startswith(("=", "+", "-", "@")) for name in names)
-    assert [float(r["score"]) for r in rows] == table.column_values("score")  # negatives read back exactly
-    assert [float(r["ci_low"]) for r in rows] == [-1e-17] * len(rows)
-    assert [int(r["rank"]) for r in rows] == table.column_values("rank")
-
-
-def test_latex_escapes_every_special_character() -> None:
-    text = tables.to_latex(_hostile_table())
-    assert r"\textbackslash{} \& \% \$ \# \_ \{ \} \textasciitilde{} \textasciicircum{}" in text
-    assert r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{} \textbar{} x" in text
-    escapes = re.compile(
-        r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}|\\[&%$#_{}]|\$-\$"
-    )
-    rows = text.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
-    assert len(rows) == len(HOSTILE)
-    for row in rows:
-        for cell in row.removesuffix(r" \\").split(" & "):
-            assert not re.search(r"[&%$#_{}~^\\<>|]", escapes.sub("", cell)), cell
-
-
-def test_html_escapes_release_text() -> None:
-    text = tables.to_html(_hostile_table())
-    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
