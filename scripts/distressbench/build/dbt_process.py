@@ -7,19 +7,18 @@ each node did. dbt logs as it always does: its console output goes to `console.l
 log folder, its file log to `logs/dbt.log`, its artifacts (run_results.json, manifest.json)
 to the target folder.
 
-The child never outlives its parent: it asks Linux to send it SIGTERM when the parent ends
-(prctl PR_SET_PDEATHSIG), so a CLI killed with -9 takes it along; `DbtProcess.stop` ends it
-(SIGTERM, then SIGKILL) and waits for it. It writes its pid into the log folder
-(`dbt.pid`) so that a later build, under the build lock, can end one that is still there
-(`end_leftover`). Between commands the child closes its DuckDB connection, so the gate's own
-connection can open the same database file.
+The child never outlives its parent (child_process.py): it asks Linux to send it SIGTERM
+when the parent ends (prctl PR_SET_PDEATHSIG), so a CLI killed with -9 takes it along;
+`DbtProcess.stop` ends it (SIGTERM, then SIGKILL) and waits for it. It writes its pid into
+the log folder (`dbt.pid`) so that a later build, under the build lock, can end one that is
+still there (`end_leftover`). Between commands the child closes its DuckDB connection, so
+the gate's own connection can open the same database file.
 
 Run as `python -m distressbench.build.dbt_process PARENT_PID PROJECT_DIR` by DbtProcess only.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
@@ -32,13 +31,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from distressbench import settings
+from distressbench.build import child_process
 
 CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
 PID_FILE = "dbt.pid"  # the child's pid, in the log folder
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's saved parse, in its target folder
 PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the target folder saved
-STOP_TIMEOUT_S = 10
-_PR_SET_PDEATHSIG = 1
 
 
 class DbtFailed(RuntimeError):
@@ -150,16 +148,7 @@ class DbtProcess:
 
     def stop(self) -> None:
         """End the process (a no-op once it has ended) and wait for it."""
-        if self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-        for stream in (self._process.stdin, self._process.stdout):
-            if stream is not None:
-                stream.close()
+        child_process.stop(self._process)
         (self.log_dir / PID_FILE).unlink(missing_ok=True)
 
     def _answer(self) -> DbtOutcome:
@@ -188,7 +177,7 @@ def end_leftover(log_dir: Path) -> None:
     if b"distressbench.build.dbt_process" not in command:
         return  # the pid has been reused by another program
     os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_TIMEOUT_S
+    deadline = time.monotonic() + child_process.STOP_TIMEOUT_S
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     if Path(f"/proc/{pid}").exists():
@@ -214,15 +203,6 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
         marker.write_text(folder, encoding="utf-8")
 
 
-def _end_with_parent(parent: int) -> None:
-    """Have Linux send this process SIGTERM when its parent ends; end now if it already has."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    if os.getppid() != parent:
-        sys.exit(1)
-
-
 def _outcome(result: Any) -> dict[str, Any]:
     """A dbtRunnerResult as the JSON answer the parent reads."""
     nodes = []
@@ -242,7 +222,7 @@ def _outcome(result: Any) -> dict[str, Any]:
 
 def main(parent: int, project: str) -> int:
     """In the child: parse the project, answer, then run each command read from stdin."""
-    _end_with_parent(parent)
+    child_process.end_with_parent(parent)
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # dbt's console output goes to the console log
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager

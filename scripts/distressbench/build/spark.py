@@ -13,13 +13,17 @@ Stages (each prints `[stage] ...` and `[stage] done in x s`, as the DuckDB build
    tests of the step's tables, some of which read the marts): on Spark, publishing is the
    marts schema of the target, written last.
 
-dbt runs in this process (dbtRunner, the project parsed once), so the local Spark starts
-once for the three dbt invocations and the step. Each build gets its own folder
+The stages that need Spark (dbt build, python step, and the publish stage's dbt runs and
+headline) run in one child process (distressbench.build.spark_stages) started with an
+explicit environment: the local Spark starts once for the three dbt invocations and the
+step, and this process's environment is never written. This process keeps the lock, the
+gate, the build folder and the switch of `current`. Each build gets its own folder
 `<spark dir>/<release>-<stamp>/` holding its metastore and warehouse (no table one build
 registers is ever seen by another); `<spark dir>/current` is switched to it with one rename
-when every stage has passed, and earlier builds but the previous one are removed. Builds
-into one spark dir take turns (the lock `<spark dir>/.lock`; a second build waits), so that
-removal never reaches a build still running.
+when every stage has passed and the child has stopped Spark, and earlier builds but the
+previous one are removed. Builds into one spark dir take turns (the lock
+`<spark dir>/.lock`; a second build waits), so that removal never reaches a build still
+running.
 """
 
 from __future__ import annotations
@@ -29,53 +33,17 @@ import shutil
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from distressbench.build.pipeline import StageFailed, _say, _stage, build_lock
+from distressbench.build.spark_stages import SparkStages
 from distressbench.release.release import load_release
-from distressbench.settings import PROJECT_ROOT, Settings
+from distressbench.settings import Settings
 
-TARGET = "spark"
 CURRENT = "current"
 LOCK = ".lock"  # in the spark dir: one build at a time
 # Characters that Spark reads as a glob pattern (* ? [ ] { }) or an escape (\\), or that end
 # the SQL string literal of a table's location ('): dbt on Spark reads the release in place.
 UNSAFE_PATH_CHARACTERS = frozenset("*?[]'{}\\")
-
-
-def spark_dir() -> Path:
-    """Where local Spark builds live: DISTRESSBENCH_SPARK_DIR, else warehouse/spark."""
-    return Settings.from_environment().spark_dir
-
-
-class _Dbt:
-    """dbt in this process, on the Spark target, with the project parsed once."""
-
-    def __init__(self, target_dir: Path) -> None:
-        from dbt.cli.main import dbtRunner
-
-        self.flags = [
-            "--target", TARGET, "--target-path", str(target_dir),
-            "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT),
-        ]
-        parsed = dbtRunner().invoke(["parse", *self.flags])
-        if not parsed.success:
-            raise StageFailed("dbt build", f"dbt could not parse the project: {parsed.exception}")
-        self.manifest = parsed.result
-        self.runner = dbtRunner(manifest=self.manifest)
-
-    def run(self, stage: str, *arguments: str) -> None:
-        result = self.runner.invoke([*arguments, "--exclude-resource-type", "unit_test", *self.flags])
-        if result.success:
-            return
-        if result.exception is not None:
-            raise StageFailed(stage, f"dbt failed: {result.exception}")
-        failed = [
-            f"{r.node.resource_type} {r.node.name}: {r.message}"
-            for r in result.result.results
-            if str(r.status) in ("error", "fail", "runtime error")
-        ]
-        raise StageFailed(stage, f"{len(failed)} dbt node(s) failed:\n  " + "\n  ".join(failed))
 
 
 def _refusal(release_dir: Path) -> str | None:
@@ -104,8 +72,7 @@ def _publish(root: Path, build_dir: Path) -> None:
 
 
 def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | None = None) -> Path:
-    """Every stage; returns the published build folder, leaving this process's Spark session
-    running (on that build's metastore). Raises StageFailed."""
+    """Every stage; returns the published build folder. Raises StageFailed."""
     from distressbench.build.release_staging import gate
 
     release = load_release(release_dir)
@@ -121,51 +88,18 @@ def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | N
     release_id = release.release_id
     build_dir = root / f"{release_id}-{stamp}"
     build_dir.mkdir(parents=True)
-    os.environ.update(
-        {
-            "DISTRESSBENCH_RELEASE": str(release_dir),
-            "DISTRESSBENCH_SPARK_DIR": str(build_dir),
-            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-            "DBT_USE_COLORS": "false",
-            "DBT_LOG_PATH": str(build_dir / "logs"),
-        }
-    )
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from distressbench.build.spark_step import python_models, run_python_model
-
-    with _stage("dbt build"):
-        dbt = _Dbt(build_dir / "target")
-        models = python_models(dbt.manifest)
-        published = [
-            *(f"{m.name}+" for m in models),
-            f"path:{Path('models') / 'marts'}+",
-            f"path:{Path('models') / 'reporting'}+",
-        ]
-        python_names = [f"{m.name},resource_type:model" for m in models]
-        dbt.run("dbt build", "build", "--exclude", *published)
-    with _stage("python step"):
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.builder.getOrCreate()  # the session dbt-spark started in this process
-        for node in models:
-            rows = run_python_model(spark, dbt.manifest, node)
-            _say(f"[python step] {node.relation_name}: {rows} rows")
-    with _stage("publish"):
-        dbt.run("publish", "build", "--select", *published, "--exclude", *python_names)
-        if models:  # the tests of the step's tables (some read the marts too)
-            dbt.run("publish", "test", "--select", *(m.name for m in models))
-        _print_headline(spark)
-        _publish(root, build_dir)
+    stages = SparkStages.start(release_dir, build_dir)
+    try:
+        for stage in ("dbt build", "python step"):
+            with _stage(stage):
+                stages.run(stage)
+        with _stage("publish"):
+            stages.run("publish")
+            stages.stop()  # the child stops Spark before `current` points at the build
+            _publish(root, build_dir)
+    finally:
+        stages.stop()
     return build_dir
-
-
-def _print_headline(spark: Any) -> None:
-    rows = spark.sql(
-        "select metric, value, ci_low, ci_high from marts.headline_metrics order by display_order"
-    ).collect()
-    for metric, value, low, high in rows:
-        interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-        _say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
 
 
 def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -> int:
@@ -189,8 +123,5 @@ def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -
             print(str(error), file=sys.stderr)
             print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
             return 1
-    from pyspark.sql import SparkSession
-
-    SparkSession.builder.getOrCreate().stop()
     _say(f"published {root / CURRENT} -> {build.name}")
     return 0

@@ -1,7 +1,10 @@
 """The same dbt project on Apache Spark (local, dbt-spark's session method): a small
 release built on DuckDB and on Spark gives the same marts, row for row, to 1e-9, and the
-same bootstrap tables exactly; the project's dbt unit tests pass on Spark. The Spark side
-runs in one process (spark_probe.py), so that Spark starts once.
+same bootstrap tables exactly; the project's dbt unit tests pass on Spark. The Spark build
+runs through the CLI's function (spark_probe.py build), which leaves its process's
+environment as it was; the unit tests and the export of the tables for the comparison run
+in a second process (spark_probe.py tables), on that build's metastore. A failed stage
+publishes nothing, and the build's Spark process ends with the build however it is stopped.
 
 pyspark and dbt-spark come with the project's `spark` extra (scripts/setup installs it),
 Java with `scripts/setup --system-packages`. Nothing here skips: a Spark that cannot start
@@ -14,9 +17,11 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -26,6 +31,8 @@ import pytest
 
 from distressbench import settings
 from distressbench.settings import Settings
+from fixtures.processes import alive, wait_for
+from fixtures.release_factory import make_release
 
 pytestmark = pytest.mark.spark
 
@@ -33,6 +40,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 BIN = Path(sys.executable).parent
 TOLERANCE = 1e-9
 EXACT_TABLES = ("int_bootstrap_resampled", "int_calibration_resampled")  # the bootstrap, identical
+SPARK_STAGES = b"distressbench.build.spark_stages"  # in the command line of the build's Spark process
 
 
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -66,33 +74,54 @@ def _differences(name: str, duck: pa.Table, spark: pa.Table, tolerance: float) -
     return problems[:5]
 
 
-def test_spark_builds_the_same_marts_as_duckdb(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class SparkRun:
+    """One release built on DuckDB and on Spark, and what the Spark build printed and changed."""
+
+    release: Path
+    spark_dir: Path
+    duckdb_warehouse: Path
+    spark_tables: Path  # the Spark build's tables, as Parquet, one folder per schema
+    printed: str  # the Spark build's output
+    environ_changes: dict[str, list[str | None]]  # what the Spark build changed in its process's environment
+
+
+@pytest.fixture(scope="module")
+def spark_run(tmp_path_factory: pytest.TempPathFactory) -> SparkRun:
     assert shutil.which("java"), "Java is missing: run scripts/setup --system-packages (it installs a JRE)"
-    env = {
-        **os.environ,
-        "DISTRESSBENCH_SPARK_DIR": str(tmp_path / "spark"),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "SPARK_LOCAL_IP": "127.0.0.1",
-    }
-    release = tmp_path / "release"
+    folder = tmp_path_factory.mktemp("spark")
+    env = {**os.environ, "DISTRESSBENCH_SPARK_DIR": str(folder / "spark"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    release = folder / "release"
     synth = _run([str(BIN / "distressbench"), "synth", str(release), "--tasks", "40", "--models", "4"], env)
     assert synth.returncode == 0, synth.stderr
-    warehouse = tmp_path / "duck.duckdb"
+    warehouse = folder / "duck.duckdb"
     duck_build = _run([str(BIN / "distressbench"), "build", str(release), "--warehouse", str(warehouse)], env)
     assert duck_build.returncode == 0, duck_build.stdout[-3000:] + duck_build.stderr[-3000:]
 
-    out = tmp_path / "probe"
-    probe = _run(
-        [str(sys.executable), str(FIXTURES / "spark_probe.py"), str(release), str(out), "marts", "intermediate"], env
-    )
-    assert probe.returncode == 0, probe.stdout[-4000:] + probe.stderr[-4000:]
-    assert "[python step] intermediate.int_bootstrap_resampled" in probe.stdout
-    assert "unit tests passed" in probe.stdout
-    build_dir = (tmp_path / "spark" / "current").resolve()
-    assert build_dir.parent == tmp_path / "spark" and (build_dir / "metastore_db").is_dir()
-    assert (release / "tasks.parquet").is_file(), "registering the release on Spark must leave its files alone"
+    changes = folder / "environ-changes.json"
+    build = _run([sys.executable, str(FIXTURES / "spark_probe.py"), "build", str(release), str(changes)], env)
+    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
+    out = folder / "tables"
+    tables_env = {
+        **env,
+        "DISTRESSBENCH_RELEASE": str(release),  # on-run-start registers the release's files again
+        "DISTRESSBENCH_SPARK_DIR": str((folder / "spark" / "current").resolve()),
+        "DBT_LOG_PATH": str(out / "logs"),
+        "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
+    }
+    tables = _run([sys.executable, str(FIXTURES / "spark_probe.py"), "tables", str(out), "marts", "intermediate"],
+                  tables_env)
+    assert tables.returncode == 0, tables.stdout[-4000:] + tables.stderr[-4000:]
+    assert "unit tests passed" in tables.stdout
+    return SparkRun(release, folder / "spark", warehouse, out, build.stdout, json.loads(changes.read_text()))
 
-    with duckdb.connect(str(warehouse), read_only=True) as con:
+
+def test_spark_builds_the_same_marts_as_duckdb(spark_run: SparkRun) -> None:
+    build_dir = (spark_run.spark_dir / "current").resolve()
+    assert build_dir.parent == spark_run.spark_dir and (build_dir / "metastore_db").is_dir()
+    assert (spark_run.release / "tasks.parquet").is_file(), "registering the release on Spark leaves its files alone"
+    out = spark_run.spark_tables
+    with duckdb.connect(str(spark_run.duckdb_warehouse), read_only=True) as con:
         marts = sorted(r[0] for r in con.execute(
             "select table_name from information_schema.tables where table_schema = 'marts'").fetchall())
         assert sorted(p.stem for p in (out / "marts").glob("*.parquet")) == marts
@@ -105,6 +134,22 @@ def test_spark_builds_the_same_marts_as_duckdb(tmp_path: Path) -> None:
             spark = pq.read_table(out / "intermediate" / f"{name}.parquet")
             problems += _differences(f"intermediate.{name}", duck, spark, 0.0)
     assert not problems, "\n".join(problems)
+
+
+def test_a_spark_build_prints_its_stages_in_order(spark_run: SparkRun) -> None:
+    """The Spark process's lines (the step's tables, the headline) come inside their stages."""
+    expected = [
+        "[gate] ...", "[gate] done in", "[dbt build] ...", "[dbt build] done in", "[python step] ...",
+        "[python step] intermediate.int_bootstrap_resampled: ", "[python step] done in", "[publish] ...",
+        "best_model_score", "[publish] done in", f"published {spark_run.spark_dir / 'current'} -> ",
+    ]
+    lines = iter(spark_run.printed.splitlines())
+    missing = [start for start in expected if not any(line.startswith(start) for line in lines)]
+    assert not missing, f"not printed in this order: {missing}\n{spark_run.printed[-3000:]}"
+
+
+def test_a_spark_build_leaves_the_environment_of_its_process_unchanged(spark_run: SparkRun) -> None:
+    assert spark_run.environ_changes == {}
 
 
 def test_the_comparison_reports_a_difference_beyond_the_tolerance() -> None:
@@ -147,3 +192,73 @@ def test_spark_builds_into_one_folder_take_turns(
     second.join(timeout=30)
     assert codes == [1]
     assert f"waiting for another build of {root} to finish" in capsys.readouterr().out
+
+
+def _spark_build(release: Path, spark_dir: Path, output: Path, **environ: str) -> subprocess.Popen[bytes]:
+    """`distressbench build --target spark` in a session of its own (Ctrl-C reaches only it)."""
+    env = {**os.environ, "DISTRESSBENCH_SPARK_DIR": str(spark_dir), **environ}
+    with output.open("wb") as sink:
+        return subprocess.Popen([str(BIN / "distressbench"), "build", "--target", "spark", str(release)], env=env,
+                                stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def test_a_failed_spark_stage_publishes_nothing(tmp_path: Path) -> None:
+    """A Spark that cannot start fails the dbt build stage in the Spark process: the build says
+    so as every failed stage does, and the published build stays as it was."""
+    spark_dir = tmp_path / "spark"
+    (spark_dir / "earlier-build").mkdir(parents=True)
+    (spark_dir / "current").symlink_to("earlier-build")
+    build = _spark_build(make_release(tmp_path / "release"), spark_dir, tmp_path / "out",
+                         DISTRESSBENCH_SPARK_MASTER="no-such-master")
+    assert build.wait(timeout=600) == 1
+    printed = (tmp_path / "out").read_text()
+    assert "build failed at stage 'dbt build': " in printed, printed[-3000:]
+    assert printed.splitlines()[-1] == f"nothing was published: {spark_dir / 'current'} is unchanged"
+    assert os.readlink(spark_dir / "current") == "earlier-build"
+
+
+def _spark_process(build: subprocess.Popen[bytes]) -> int | None:
+    """The pid of the build's Spark process, if it runs."""
+    for task in Path(f"/proc/{build.pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                if SPARK_STAGES in Path(f"/proc/{child}/cmdline").read_bytes():
+                    return int(child)
+            except OSError:
+                continue
+    return None
+
+
+@pytest.mark.parametrize(
+    ("stop", "exit_code", "last_line"),
+    [
+        ("SIGTERM", 128 + signal.SIGTERM, "build: terminated (SIGTERM); every process it started has ended"),
+        ("Ctrl-C", 130, "build: interrupted"),
+        ("kill -9", -signal.SIGKILL, None),
+    ],
+)
+def test_the_spark_process_ends_with_the_build(
+    tmp_path: Path, stop: str, exit_code: int, last_line: str | None
+) -> None:
+    """Stopped in its dbt build stage, the build takes its Spark process along: it ends it on
+    SIGTERM and on Ctrl-C (the terminal's SIGINT to the whole process group), and Linux ends
+    it with a build killed outright."""
+    output = tmp_path / "out"
+    build = _spark_build(make_release(tmp_path / "release"), tmp_path / "spark", output)
+    try:
+        wait_for(lambda: "[dbt build] ..." in output.read_text() or build.poll() is not None, "the dbt build stage")
+        spark = _spark_process(build)
+        assert spark is not None, output.read_text()[-3000:]
+        if stop == "Ctrl-C":
+            os.killpg(build.pid, signal.SIGINT)
+        else:
+            build.send_signal(signal.SIGTERM if stop == "SIGTERM" else signal.SIGKILL)
+        assert build.wait(timeout=60) == exit_code
+        wait_for(lambda: not alive(spark), "the Spark process to end with the build", timeout=20)
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.wait()
+    if last_line is not None:
+        assert output.read_text().splitlines()[-1] == last_line
+    assert not (tmp_path / "spark" / "current").exists()

@@ -7,8 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -18,26 +17,10 @@ from distressbench import cli
 from distressbench.build.dbt_process import PID_FILE, end_leftover
 from distressbench.build.pipeline import WORK_FOLDER, WarehouseLayout
 from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
+from fixtures.processes import alive, wait_for
 from fixtures.release_factory import make_release
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
-
-
-def _alive(pid: int) -> bool:
-    """The process runs (a zombie, ended but not yet waited for, counts as ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _published_release(warehouse: Path) -> str:
@@ -108,7 +91,7 @@ def _start_build(release: Path, warehouse: Path, output: Path) -> tuple[subproce
     with output.open("wb") as sink:
         build = subprocess.Popen([*CLI, "build", str(release), "--warehouse", str(warehouse)], stdout=sink,
                                  stderr=subprocess.STDOUT)
-    _wait_for(lambda: "[dbt build] ..." in output.read_text() and pid_file.exists(), "the dbt build stage")
+    wait_for(lambda: "[dbt build] ..." in output.read_text() and pid_file.exists(), "the dbt build stage")
     assert build.poll() is None, "the build finished before it could be stopped"
     return build, int(pid_file.read_text())
 
@@ -121,7 +104,7 @@ def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     assert build.wait(timeout=60) == 128 + signal.SIGTERM
     printed = (tmp_path / "out").read_text().splitlines()
     assert printed[-1] == "build: terminated (SIGTERM); every process it started has ended"
-    assert not _alive(dbt)
+    assert not alive(dbt)
     assert _published_release(warehouse) == "fixture-a"
     assert cli.main(["build", str(releases / "b"), "--warehouse", str(warehouse)]) == 0
     assert _published_release(warehouse) == "fixture-b"
@@ -133,7 +116,7 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     build, dbt = _start_build(releases / "b", warehouse, tmp_path / "out")
     build.kill()
     build.wait()
-    _wait_for(lambda: not _alive(dbt), "dbt to end with its parent", timeout=10)
+    wait_for(lambda: not alive(dbt), "dbt to end with its parent", timeout=10)
     assert cli.main(["build", str(releases / "b"), "--warehouse", str(warehouse)]) == 0
     assert _published_release(warehouse) == "fixture-b"
 

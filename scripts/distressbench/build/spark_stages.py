@@ -1,0 +1,224 @@
+"""The stages of a Spark build that need Spark, in a child process of the build.
+
+dbt-spark's `session` method starts a local Spark inside the process that runs dbt, and the
+Python step (distressbench.build.spark_step) reads and writes through that session. So
+`distressbench build --target spark` (distressbench.build.spark, which keeps the lock, the
+gate, the build folder and the switch of `current`) runs these stages in one child process:
+dbt build, python step, and publish (its dbt runs, then the headline metrics). There dbt
+parses the project once (dbtRunner) and Spark starts once.
+
+`SparkStages.start` starts `python -m distressbench.build.spark_stages` with an explicit
+environment (`spark_environment`: the build's release and folder, dbt's settings, Spark's
+address), so the build never writes its own. `SparkStages.run` sends a stage's name on the
+child's stdin; the child runs that stage, printing to the output it shares with the build
+(the stage's lines, dbt's console output), then answers on a pipe of its own with the
+stage's failure, if any. When its stdin closes it stops Spark and exits. The child never
+outlives the build (child_process.py).
+
+Run as `python -m distressbench.build.spark_stages PARENT_PID ANSWERS_FD BUILD_DIR` by
+SparkStages only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from distressbench.build import child_process
+from distressbench.build.pipeline import StageFailed, _say
+from distressbench.build.spark_step import python_models, run_python_model
+from distressbench.settings import PROJECT_ROOT
+
+TARGET = "spark"
+DEFAULT_SPARK_LOCAL_IP = "127.0.0.1"  # the address local Spark binds, unless SPARK_LOCAL_IP says otherwise
+
+
+def spark_environment(release_dir: Path, build_dir: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """The child's environment: `environ` with the release, the build folder (where the
+    profile puts Spark's metastore and warehouse), dbt's settings, and SPARK_LOCAL_IP
+    unless `environ` sets it."""
+    return {
+        "SPARK_LOCAL_IP": DEFAULT_SPARK_LOCAL_IP,
+        **environ,
+        "DISTRESSBENCH_RELEASE": str(release_dir),
+        "DISTRESSBENCH_SPARK_DIR": str(build_dir),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_USE_COLORS": "false",
+        "DBT_LOG_PATH": str(build_dir / "logs"),
+    }
+
+
+class SparkStages:
+    """The child process that runs the Spark stages of one build, one `run` per stage."""
+
+    def __init__(self, process: subprocess.Popen[str], answers: IO[str]) -> None:
+        self._process = process
+        self._answers = answers
+        self._running = False  # a stage was sent and not answered
+
+    @classmethod
+    def start(cls, release_dir: Path, build_dir: Path) -> SparkStages:
+        """Start the child for the build in `build_dir` (its working folder) of `release_dir`."""
+        release_dir, build_dir = release_dir.absolute(), build_dir.absolute()
+        read, write = os.pipe()
+        answers = os.fdopen(read, encoding="utf-8")
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "distressbench.build.spark_stages", str(os.getpid()), str(write),
+                 str(build_dir)],
+                cwd=build_dir, env=spark_environment(release_dir, build_dir, os.environ), stdin=subprocess.PIPE,
+                pass_fds=(write,), text=True,
+            )
+        except BaseException:
+            answers.close()
+            raise
+        finally:
+            os.close(write)
+        return cls(process, answers)
+
+    def run(self, stage: str) -> None:
+        """Run `stage` in the child; StageFailed if it fails or the child ends first."""
+        stdin: IO[str] | None = self._process.stdin
+        self._running = True
+        if stdin is not None:
+            with contextlib.suppress(BrokenPipeError):  # the child has ended: the missing answer says so
+                stdin.write(stage + "\n")
+                stdin.flush()
+        line = self._answers.readline()
+        if not line:
+            code = self._process.wait()
+            raise StageFailed(stage, f"the Spark process ended with exit code {code} (its output is above)")
+        self._running = False
+        failure = json.loads(line)["failure"]
+        if failure is not None:
+            raise StageFailed(stage, failure)
+
+    def stop(self) -> None:
+        """End the child and wait for it (nothing once it has ended): between stages, it stops
+        Spark once its stdin closes; during one (the build interrupted), it is ended at once."""
+        if self._process.stdin is not None:
+            self._process.stdin.close()  # nothing is left unsent: each stage's name is flushed
+        if not self._running:
+            with contextlib.suppress(subprocess.TimeoutExpired):  # then it is ended below
+                self._process.wait(timeout=child_process.STOP_TIMEOUT_S)
+        child_process.stop(self._process)
+        self._answers.close()
+
+
+class _Failed(Exception):
+    """A stage's failure, said as it is (any other exception is said with its type)."""
+
+
+class _Dbt:
+    """dbt on the Spark target, with the project parsed once."""
+
+    def __init__(self, target_dir: Path) -> None:
+        from dbt.cli.main import dbtRunner
+
+        self.flags = [
+            "--target", TARGET, "--target-path", str(target_dir),
+            "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT),
+        ]
+        parsed = dbtRunner().invoke(["parse", *self.flags])
+        if not parsed.success:
+            raise _Failed(f"dbt could not parse the project: {parsed.exception}")
+        self.manifest = parsed.result
+        self.runner = dbtRunner(manifest=self.manifest)
+
+    def run(self, *arguments: str) -> None:
+        result = self.runner.invoke([*arguments, "--exclude-resource-type", "unit_test", *self.flags])
+        if result.success:
+            return
+        if result.exception is not None:
+            raise _Failed(f"dbt failed: {result.exception}")
+        failed = [
+            f"{r.node.resource_type} {r.node.name}: {r.message}"
+            for r in result.result.results
+            if str(r.status) in ("error", "fail", "runtime error")
+        ]
+        raise _Failed(f"{len(failed)} dbt node(s) failed:\n  " + "\n  ".join(failed))
+
+
+class _Stages:
+    """In the child: the stages, run in order, sharing the parsed project and Spark's session."""
+
+    def __init__(self, build_dir: Path) -> None:
+        self._build_dir = build_dir
+        self._spark: Any = None
+
+    def dbt_build(self) -> None:
+        """Every seed and model but the Python models, the marts, the reporting models and
+        what depends on them, with their tests."""
+        self._dbt = _Dbt(self._build_dir / "target")
+        self._models = python_models(self._dbt.manifest)
+        self._published = [
+            *(f"{m.name}+" for m in self._models),
+            f"path:{Path('models') / 'marts'}+",
+            f"path:{Path('models') / 'reporting'}+",
+        ]
+        self._dbt.run("build", "--exclude", *self._published)
+
+    def python_step(self) -> None:
+        """Each Python model, run through the session dbt-spark started in this process."""
+        from pyspark.sql import SparkSession
+
+        self._spark = SparkSession.builder.getOrCreate()
+        for node in self._models:
+            rows = run_python_model(self._spark, self._dbt.manifest, node)
+            _say(f"[python step] {node.relation_name}: {rows} rows")
+
+    def publish(self) -> None:
+        """The marts and reporting models with their tests, the tests of the step's tables
+        (some read the marts too), then the headline metrics."""
+        python_names = [f"{m.name},resource_type:model" for m in self._models]
+        self._dbt.run("build", "--select", *self._published, "--exclude", *python_names)
+        if self._models:
+            self._dbt.run("test", "--select", *(m.name for m in self._models))
+        rows = self._spark.sql(
+            "select metric, value, ci_low, ci_high from marts.headline_metrics order by display_order"
+        ).collect()
+        for metric, value, low, high in rows:
+            interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
+            _say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
+
+    def stop(self) -> None:
+        if self._spark is not None:
+            self._spark.stop()
+
+
+def _failure(stage: Callable[[], None]) -> str | None:
+    """What went wrong in `stage`, or None."""
+    try:
+        stage()
+    except _Failed as error:
+        return str(error)
+    except Exception as error:  # any surprise inside a stage is that stage's failure
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def main(parent: int, answers_fd: int, build_dir: Path) -> int:
+    """In the child: run each stage named on stdin and answer; stop Spark when stdin closes."""
+    child_process.end_with_parent(parent)
+    stages = _Stages(build_dir)
+    by_name = {"dbt build": stages.dbt_build, "python step": stages.python_step, "publish": stages.publish}
+    with os.fdopen(answers_fd, "w", encoding="utf-8") as answers:
+        try:
+            for line in sys.stdin:
+                name = line.rstrip("\n")
+                failure = _failure(by_name[name]) if name in by_name else f"no stage named {name!r}"
+                answers.write(json.dumps({"failure": failure}) + "\n")
+                answers.flush()
+        finally:
+            stages.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])))

@@ -1,0 +1,35 @@
+"""The Spark stages' process, without Spark: the environment it is given, and a stage's
+failure in it said as the build says every stage's failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from distressbench.build.pipeline import StageFailed
+from distressbench.build.spark_stages import SparkStages, spark_environment
+
+
+def test_the_spark_process_gets_the_build_in_its_environment() -> None:
+    release, build = Path("/releases/r1"), Path("/spark/r1-stamp")
+    given = {"PATH": "/bin", "DISTRESSBENCH_SPARK_DIR": "/spark", "DBT_USE_COLORS": "true"}
+    assert spark_environment(release, build, given) == {
+        "PATH": "/bin",
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "DISTRESSBENCH_RELEASE": "/releases/r1",
+        "DISTRESSBENCH_SPARK_DIR": "/spark/r1-stamp",
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DBT_USE_COLORS": "false",
+        "DBT_LOG_PATH": "/spark/r1-stamp/logs",
+    }
+    assert spark_environment(release, build, {"SPARK_LOCAL_IP": "10.1.2.3"})["SPARK_LOCAL_IP"] == "10.1.2.3"
+
+
+def test_a_stage_that_fails_in_the_spark_process_fails_the_build_at_that_stage(tmp_path: Path) -> None:
+    stages = SparkStages.start(tmp_path / "release", tmp_path)
+    try:
+        with pytest.raises(StageFailed, match=r"^build failed at stage 'lunch': no stage named 'lunch'$"):
+            stages.run("lunch")
+    finally:
+        stages.stop()
