@@ -25,7 +25,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -88,14 +87,13 @@ class DbtProcess:
         target_dir: Path,
         threads: int,
         memory_limit: str,
-        environ: Mapping[str, str] | None = None,
     ) -> DbtProcess:
         """Start dbt on `database` (the profile's path), reading the release through the
         folder of links `release_links`, with `threads` threads and DuckDB's `memory_limit`."""
         log_dir.mkdir(parents=True, exist_ok=True)
         forget_the_parse_of_another_folder(target_dir)
         env = {
-            **(os.environ if environ is None else environ),
+            **os.environ,
             "DISTRESSBENCH_RELEASE": str(release_links),
             "DISTRESSBENCH_MEMORY_LIMIT": memory_limit,
             "DISTRESSBENCH_BUILD_DB": str(database),
