@@ -8,6 +8,7 @@ DISTRESSBENCH_DEBUG=1 to see the traceback of an unexpected error.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -250,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     except Terminated:
         print(f"{args.command}: terminated (SIGTERM); every process it started has ended", file=sys.stderr)
         return 128 + signal.SIGTERM
+    except BrokenPipeError:
+        # the reader of the output has gone (`| head`): end quietly, as a program ended by
+        # SIGPIPE does; stdout goes to /dev/null so that Python's flush at exit fails no more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except UsageError as error:
         print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ whole was, so a 10,000-character argument never comes back as a 10,000-character
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable
 
 # The most characters of one input a message quotes.
@@ -34,3 +35,16 @@ def error_line(text: str) -> str:
     if len(line) <= LINE_PREFIX:
         return line
     return f"{line[:LINE_PREFIX]}... (cut; {len(line):,} characters in all)"
+
+
+def char_width(ch: str) -> int:
+    """Columns one character takes in a terminal: 0 for a combining mark, 2 for a wide or
+    full-width character (CJK, most emoji), else 1."""
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns the text takes in a terminal."""
+    return sum(char_width(ch) for ch in text)

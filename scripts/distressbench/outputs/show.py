@@ -20,7 +20,7 @@ from typing import TextIO
 
 import duckdb
 
-from distressbench.messages import error_line, shown
+from distressbench.messages import char_width, display_width, error_line, shown
 from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only
 from distressbench.release.manifest import manifest_sha256, read_manifest
 
@@ -67,23 +67,12 @@ def quoted(value: str | None) -> str:
     return "null" if value is None else shown(value)
 
 
-def _char_width(ch: str) -> int:
-    if unicodedata.combining(ch):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def display_width(text: str) -> int:
-    """Columns the text takes in a terminal."""
-    return sum(_char_width(ch) for ch in text)
-
-
 def _fit(line: str, width: int, indent: str) -> list[str]:
     """Split a line that is wider than `width` columns at character boundaries."""
     pieces: list[str] = []
     current, used = "", 0
     for ch in line:
-        w = _char_width(ch)
+        w = char_width(ch)
         if used + w > width and current.strip():
             pieces.append(current)
             current, used = indent, display_width(indent)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from distressbench.messages import error_line
+from distressbench.messages import display_width, error_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -199,12 +199,17 @@ def _cell(value: object) -> str:
 
 def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:
     """The rows as a plain-text table: a header line, then one line per row, each column
-    right-aligned to its widest cell and columns two spaces apart."""
+    right-aligned to its widest cell (in terminal columns: a wide character takes two) and
+    columns two spaces apart."""
     cells = [[_cell(value) for value in row] for row in rows]
     headers = [_cell(name) for name in names]
-    widths = [max(len(text) for text in column) for column in zip(headers, *cells, strict=True)]
-    return "\n".join("  ".join(text.rjust(width) for text, width in zip(line, widths, strict=True))
+    widths = [max(display_width(text) for text in column) for column in zip(headers, *cells, strict=True)]
+    return "\n".join("  ".join(_right_aligned(text, width) for text, width in zip(line, widths, strict=True))
                      for line in [headers, *cells])
+
+
+def _right_aligned(text: str, width: int) -> str:
+    return " " * (width - display_width(text)) + text
 
 
 def print_query(sql: str, warehouse: Path) -> int:

@@ -4,12 +4,16 @@ name, results print as a plain table, and an error quotes at most a prefix of th
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from distressbench import cli
+from distressbench.messages import display_width
 from distressbench.outputs.warehouse import MAX_ROWS, format_table
 
 
@@ -78,6 +82,26 @@ def test_format_table_aligns_columns_and_escapes_control_characters() -> None:
         "  a  x\\n\\x1b[2J",
         "bbb        NULL",
     ]
+
+
+def test_format_table_aligns_wide_and_combining_characters_by_terminal_columns() -> None:
+    lines = format_table(["name", "n"], [("日本", 1), ("ab", 22), ("e\u0301", 3)]).splitlines()
+    assert lines == ["name   n", "日本   1", "  ab  22", "   e\u0301   3"]
+    assert {display_width(line) for line in lines} == {8}
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(small_warehouse: Path) -> None:
+    """`distressbench sql ... | head -1`: the rest of the output has nowhere to go; the command
+    ends as a program ended by SIGPIPE does (exit 141), with nothing on stderr."""
+    query = "select repeat('x', 2000) as wide from verdicts"  # 200 rows of 2 kB: more than a pipe holds
+    command = [sys.executable, "-m", "distressbench.cli", "sql", query, "--warehouse", str(small_warehouse)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().strip() == b"wide"
+        process.stdout.close()
+        err = process.stderr.read()
+        code = process.wait(timeout=60)
+    assert (code, err) == (128 + signal.SIGPIPE, b"")
 
 
 def test_an_error_quotes_a_prefix_of_a_long_query(small_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
