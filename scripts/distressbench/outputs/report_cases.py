@@ -13,7 +13,7 @@ Three groups of examples, each chosen by a fixed rule (no randomness between run
 
 Each example shows the conversation, the reply and the rubric with the judge's votes and
 verdicts (`show.rubric`, the same rows `distressbench show` prints) in a <details> block,
-collapsed but for the first. Every text from the release is escaped (`show.printable`, then
+collapsed but for the first. Every text from the release is escaped (`messages.printable`, then
 html.escape): nothing it holds can become markup.
 """
 
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from distressbench.outputs.show import RubricRow, conversation, one_line, printable, rubric
+from distressbench.messages import one_line, printable
+from distressbench.outputs.show import RubricRow, conversation, rubric
 
 EXAMPLES_PER_GROUP = 3
 HARDEST_PER_DIMENSION = 3

@@ -4,7 +4,7 @@ Everything printed comes from the published warehouse's marts (`cases`,
 `conversation_turns`, `criterion_pass_rates`, `verdicts`) through parameterised queries;
 nothing is recomputed. The output fits an 80-column terminal: long text is wrapped with
 textwrap and re-split where wide (East Asian) characters would overflow. Release text
-reaches the terminal only through `printable`, so control characters, ANSI escapes and
+reaches the terminal only through `messages.printable`, so control characters, ANSI escapes and
 bidirectional overrides are shown as escapes, never obeyed.
 """
 
@@ -13,53 +13,19 @@ from __future__ import annotations
 import difflib
 import sys
 import textwrap
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import duckdb
 
-from distressbench.messages import char_width, display_width, error_line, shown
+from distressbench.messages import char_width, display_width, error_line, one_line, printable, shown
 from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only
 from distressbench.release.manifest import manifest_sha256, read_manifest
 
 WIDTH = 80
 INDENT = "    "
 N_NEAREST = 5
-
-# Format characters that reorder or hide text in a terminal (bidirectional controls).
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-# Format characters that are harmless and needed by some scripts and emoji (ZWNJ, ZWJ).
-_KEPT_FORMAT = frozenset("\u200c\u200d")
-
-
-def printable(text: str | None) -> str:
-    """Release text made safe to print: newlines kept (CR LF and the Unicode line and
-    paragraph separators become one), tabs become spaces, other white space a space, and
-    every other control, format or unassigned character is shown as its escape (`\\x1b`)."""
-    if text is None:
-        return ""
-    text = text.replace("\r\n", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    out: list[str] = []
-    for ch in text:
-        if ch == "\n":
-            out.append(ch)
-        elif ch == "\t":
-            out.append("    ")
-        elif ch in _KEPT_FORMAT or (ch.isprintable() and ch not in _BIDI_CONTROLS):
-            out.append(ch)
-        elif unicodedata.category(ch) == "Zs":
-            out.append(" ")
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
-
-
-def one_line(value: str | None) -> str:
-    """An id or label to show on one line: printable, a newline shown as `\\n`."""
-    return printable(value).replace("\n", "\\n")
-
 
 def quoted(value: str | None) -> str:
     """An id for a message, quoted and exact: every non-printable character escaped; a long

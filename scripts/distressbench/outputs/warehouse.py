@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from distressbench.messages import display_width, error_line
+from distressbench.messages import display_width, error_line, one_line
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -188,13 +188,9 @@ def query(sql: str, warehouse: Path) -> pd.DataFrame:
 
 
 def _cell(value: object) -> str:
-    """A value as one cell of the printed table: NULL for null, control characters escaped."""
-    if value is None:
-        return NULL_TEXT
-    text = str(value)
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    """A value as one cell of the printed table: NULL for null, else on one line and safe to
+    print (`messages.one_line`)."""
+    return NULL_TEXT if value is None else one_line(str(value))
 
 
 def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:

@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from distressbench.messages import one_line, printable
 from distressbench.outputs.report import SECTIONS
 from distressbench.outputs.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
-from distressbench.outputs.show import one_line, printable
 from fixtures.case_fixture import ANSI, IMAGE, SCRIPT, case_warehouse  # noqa: F401  (fixture)
 
 CHROMIUM_FLAGS = (

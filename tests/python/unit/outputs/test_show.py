@@ -10,8 +10,8 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.messages import display_width
-from distressbench.outputs.show import one_line, printable, wrap
+from distressbench.messages import display_width, one_line, printable
+from distressbench.outputs.show import wrap
 from fixtures.case_fixture import ANSI, BIDI, SCRIPT, WIDE, case_warehouse  # noqa: F401  (fixture)
 from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, TASK_IDS
 

@@ -84,6 +84,13 @@ def test_format_table_aligns_columns_and_escapes_control_characters() -> None:
     ]
 
 
+def test_a_cell_is_escaped_as_show_escapes_release_text() -> None:
+    """A tab, CR LF, a bidirectional override and a no-break space in a cell print as
+    `distressbench show` prints them: one line, nothing obeyed by the terminal."""
+    value = "a\tb\r\nc\u202ed\u00a0e"
+    assert format_table(["t"], [(value,)]).splitlines()[1] == "a    b\\nc\\u202ed e"
+
+
 def test_format_table_aligns_wide_and_combining_characters_by_terminal_columns() -> None:
     lines = format_table(["name", "n"], [("日本", 1), ("ab", 22), ("e\u0301", 3)]).splitlines()
     assert lines == ["name   n", "日本   1", "  ab  22", "   e\u0301   3"]
