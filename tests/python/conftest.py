@@ -1,4 +1,5 @@
-"""Shared fixtures: a small valid release built by hand (see release_factory)."""
+"""Shared fixtures: a small valid release built by hand (see release_factory), and the
+session's published warehouses (fixtures/)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fixtures.release_factory import make_release  # noqa: E402
+
+# the session's published warehouses (paper_warehouse, case_warehouse, case_release), each
+# built on first use
+pytest_plugins = ["fixtures.warehouse_fixture", "fixtures.case_fixture"]
 
 SPARK_OUTCOMES: list[str] = []
 

@@ -13,11 +13,10 @@ import pytest
 
 from benchmarks import pipeline
 from fixtures.release_factory import read_table, rewrite_table
-from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
 def test_the_pipeline_computes_the_builds_headline_metrics(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
     pipeline.main(paper_warehouse.parent / "release")

@@ -24,7 +24,6 @@ from distressbench import settings
 from distressbench.build.pipeline import DBT_TARGET, WarehouseLayout
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
-from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
 def _plain_dbt(release: Path, tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -81,7 +80,7 @@ def _release_build_artifacts(warehouse: Path) -> tuple[dict[str, Any], dict[str,
     return manifest, run
 
 
-def test_the_release_build_runs_every_data_test_as_a_node_and_no_unit_test(paper_warehouse: Path) -> None:  # noqa: F811
+def test_the_release_build_runs_every_data_test_as_a_node_and_no_unit_test(paper_warehouse: Path) -> None:
     """dbt's own run_results.json of the release build lists every data test of the project,
     passed, each a node (the staging models' tests too), and no unit test."""
     manifest, run = _release_build_artifacts(paper_warehouse)
@@ -92,7 +91,7 @@ def test_the_release_build_runs_every_data_test_as_a_node_and_no_unit_test(paper
     assert not [key for key in ran if key.startswith("unit_test.")]
 
 
-def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_warehouse: Path) -> None:  # noqa: F811
+def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_warehouse: Path) -> None:
     """Every model the release build's dbt built has its yml description as its comment, and
     every described column of it its column's (the on-run-end hook comment_on_relations)."""
     manifest, run = _release_build_artifacts(paper_warehouse)

@@ -14,7 +14,6 @@ from distressbench import settings
 from distressbench.build.pipeline import build_release
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
-from fixtures.case_fixture import case_release, case_warehouse  # noqa: F401  (fixtures)
 from fixtures.independent_cases import cases, criterion_pass_rates
 
 TOLERANCE = 1e-9
@@ -70,7 +69,7 @@ def _assert_matches(connection: duckdb.DuckDBPyConnection, release: Path) -> Non
     assert (merged["role_x"] == merged["role_y"]).all() and (merged["content"] == merged["turn_text"]).all()
 
 
-def test_fixture_release_drill_down_marts_match_pandas(case_warehouse: Path, case_release: Path) -> None:  # noqa: F811
+def test_fixture_release_drill_down_marts_match_pandas(case_warehouse: Path, case_release: Path) -> None:
     with duckdb.connect(str(case_warehouse), read_only=True) as connection:
         _assert_matches(connection, case_release)
         # the fixture exercises what the marts distinguish
@@ -104,7 +103,7 @@ def test_synthetic_release_drill_down_marts_match_pandas(synthetic: tuple[Path, 
         assert n_hardest == 3 * 7
 
 
-def test_the_documented_drill_down_queries_run(case_warehouse: Path) -> None:  # noqa: F811
+def test_the_documented_drill_down_queries_run(case_warehouse: Path) -> None:
     readme = (settings.PROJECT_ROOT / "docs" / "querying.md").read_text(encoding="utf-8")
     section = readme.split("## Reading the conversations behind the numbers", 1)[1].split("\n## ", 1)[0]
     block = section.split("```sql", 1)[1].split("```", 1)[0]

@@ -14,7 +14,6 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
 MARTS = (
@@ -49,7 +48,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 # --------------------------------------------------------------------------- sql: read-only in fact
 
 
-def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
         names = {r[0] for r in connection.sql("select table_name from information_schema.tables "
                                                "where table_schema = 'marts'").fetchall()}
@@ -76,7 +75,7 @@ def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.Capt
     ],
 )
 def test_sql_refuses_every_statement_that_is_not_a_read(
-    paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str, refused: str  # noqa: F811
+    paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str, refused: str
 ) -> None:
     other = tmp_path / "other.duckdb"
     shutil.copy(paper_warehouse.resolve(), other)
@@ -101,7 +100,7 @@ def test_sql_refuses_every_statement_that_is_not_a_read(
     ],
 )
 def test_sql_reads_no_host_file(
-    paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str  # noqa: F811
+    paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str
 ) -> None:
     outside = tmp_path / "outside.parquet"
     duckdb.sql(f"copy (select 1 as x) to '{outside}'")
@@ -110,14 +109,14 @@ def test_sql_reads_no_host_file(
     assert "disabled by configuration" in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_sql_configuration_is_locked(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+def test_sql_configuration_is_locked(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = sql(paper_warehouse, "select current_setting('lock_configuration') as locked, "
                          "current_setting('enable_external_access') as external", capsys)
     assert code == 0, err
     assert out.split()[-2:] == ["True", "False"]
 
 
-def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = sql(paper_warehouse, "select cast(null as double) as d, cast(null as varchar) as s, "
                          "cast(null as integer) as i, 0.5 as half", capsys)
     assert code == 0, err
@@ -126,7 +125,7 @@ def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFi
 
 
 def test_show_tables_lists_the_marts_and_unqualified_names_read_them(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = sql(paper_warehouse, "show tables", capsys)
     assert code == 0, err
@@ -138,7 +137,7 @@ def test_show_tables_lists_the_marts_and_unqualified_names_read_them(
     assert code == 0 and out.split() == ["n", "5"], err
 
 
-def test_sql_reads_describe_and_explain(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+def test_sql_reads_describe_and_explain(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for statement in ("describe marts.model_scores", "explain select * from marts.model_scores",
                       "pragma table_info('marts.model_scores')"):
         code, out, err = sql(paper_warehouse, statement, capsys)
@@ -168,12 +167,12 @@ def test_gate_report_pointing_at_a_folder(good_release: Path, tmp_path: Path) ->
     assert line == f"gate: --report {tmp_path} is a folder; give a file name"
 
 
-def test_report_out_pointing_at_a_folder(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_report_out_pointing_at_a_folder(paper_warehouse: Path, tmp_path: Path) -> None:
     line = one_line_error(run_cli("report", "--warehouse", str(paper_warehouse), "--out", str(tmp_path)))
     assert line == f"report: --out {tmp_path} is a folder; give a file name"
 
 
-def test_tables_out_pointing_at_a_file(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_tables_out_pointing_at_a_file(paper_warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "file.txt"
     out.write_text("mine\n")
     line = one_line_error(run_cli("tables", "--warehouse", str(paper_warehouse), "--out", str(out)))
@@ -231,7 +230,7 @@ def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys
 
 
 def test_sql_cannot_overwrite_a_file_of_the_published_release(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The release folder stays readable for a file whose views still read it; writing
     there (which would empty a staging view of the published warehouse) is refused."""
@@ -249,7 +248,7 @@ def test_sql_cannot_overwrite_a_file_of_the_published_release(
 
 
 def test_sql_cannot_read_the_release_folder_of_a_self_contained_file(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The file's own views (marts.verdicts reads tables of the file) open no folder: the
     release it was built from is not readable through `sql`."""

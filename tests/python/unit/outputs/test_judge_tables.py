@@ -15,18 +15,17 @@ from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.formatting import pct
 from distressbench.outputs.tables.render import html_id
 from distressbench.outputs.tables.specs import FLOOR_MARK, J1, J2, J3, J4
-from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 
 @pytest.fixture(scope="module")
-def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:  # noqa: F811
+def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = duckdb.connect(str(paper_warehouse), read_only=True)
     yield connection
     connection.close()
 
 
 @pytest.fixture(scope="module")
-def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: F811
+def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("judge-tables")
     for fmt in ("csv", "md", "latex"):
         export_tables(paper_warehouse, fmt=fmt, out_dir=out / fmt)
@@ -161,7 +160,7 @@ def test_j4_csv_carries_the_calibration_by_model_mart(exported: Path, marts: duc
     assert "κ" not in latex and r"$\kappa$" in latex
 
 
-def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_path: Path) -> None:
     text = write_report(paper_warehouse, tmp_path / "report.html").read_text(encoding="utf-8")
     section = text.split('<section id="sec-judge-reliability">', 1)[1].split("</section>", 1)[0]
     assert "<h2>Judge reliability</h2>" in section and 'id="fig-judge-reliability"' in section

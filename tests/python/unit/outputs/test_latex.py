@@ -11,7 +11,7 @@ from pathlib import Path
 
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import TABLES
-from fixtures.warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
+from fixtures.warehouse_fixture import DISPLAY_NAMES
 
 # What a paper needs for the tables: booktabs (the rules), graphicx (\resizebox, \rotatebox
 # of the wide tables); T2A and utf8 for the Cyrillic of the fixture's model names.
@@ -31,7 +31,7 @@ def _compile(document: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=document.parent, capture_output=True, text=True, timeout=120, check=False)
 
 
-def test_every_latex_table_compiles(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_every_latex_table_compiles(paper_warehouse: Path, tmp_path: Path) -> None:
     written = export_tables(paper_warehouse, fmt="latex", out_dir=tmp_path)
     assert sorted(p.name for p in written) == sorted(f"{spec.stem}.tex" for spec in TABLES)
     for table in written:

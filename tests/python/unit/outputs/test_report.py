@@ -18,7 +18,6 @@ from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.render import html_id
 from distressbench.outputs.tables.specs import TABLES
 from fixtures.markdown_table import read_markdown_table
-from fixtures.warehouse_fixture import paper_warehouse  # noqa: F401  (fixture)
 
 FIGURE_IDS = [f.id for s in SECTIONS for f in s.figures]
 
@@ -62,7 +61,7 @@ class _Collect(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def report(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: F811
+def report(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "nested" / "report.html"
     assert cli.main(["report", "--warehouse", str(paper_warehouse), "--out", str(out)]) == 0
     return out
@@ -103,7 +102,7 @@ def test_report_holds_every_table_and_figure(parsed: _Collect) -> None:
 
 
 def test_report_tables_show_the_exported_markdown_values(
-    paper_warehouse: Path, parsed: _Collect, tmp_path: Path  # noqa: F811
+    paper_warehouse: Path, parsed: _Collect, tmp_path: Path
 ) -> None:
     for path in export_tables(paper_warehouse, fmt="md", out_dir=tmp_path):
         spec = next(s for s in TABLES if path.name == f"{s.stem}.md")
@@ -111,7 +110,7 @@ def test_report_tables_show_the_exported_markdown_values(
         assert parsed.cells[html_id(spec)] == markdown, spec.key
 
 
-def test_report_header_names_release_and_build(report: Path, paper_warehouse: Path) -> None:  # noqa: F811
+def test_report_header_names_release_and_build(report: Path, paper_warehouse: Path) -> None:
     text = report.read_text(encoding="utf-8")
     with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
         (published,) = connection.execute("select max(published_at) from meta.published_releases").fetchone()
@@ -123,7 +122,7 @@ def test_report_header_names_release_and_build(report: Path, paper_warehouse: Pa
     assert "&lt;b&gt;Model B&lt;/b&gt;" in text and "<b>Model B" not in text
 
 
-def test_release_info_falls_back_when_metadata_is_missing(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_release_info_falls_back_when_metadata_is_missing(paper_warehouse: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.duckdb"
     shutil.copyfile(paper_warehouse.resolve(), copy)
     with duckdb.connect(str(copy)) as connection:

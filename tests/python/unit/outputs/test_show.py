@@ -12,7 +12,7 @@ import pytest
 from distressbench import cli
 from distressbench.messages import display_width, one_line, printable
 from distressbench.outputs.show import wrap
-from fixtures.case_fixture import ANSI, BIDI, SCRIPT, WIDE, case_warehouse  # noqa: F401  (fixture)
+from fixtures.case_fixture import ANSI, BIDI, SCRIPT, WIDE
 from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, TASK_IDS
 
 WIDTH = 80
@@ -39,7 +39,7 @@ def _words(text: str) -> str:
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_show_prints_a_reply_and_its_rubric_from_the_marts(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str], task_id: str  # noqa: F811
+    case_warehouse: Path, capsys: pytest.CaptureFixture[str], task_id: str
 ) -> None:
     model_id = MODEL_IDS[TASK_IDS.index(task_id) % len(MODEL_IDS)]
     code, out, err = _run(capsys, task_id, "--model", model_id, "--warehouse", str(case_warehouse))
@@ -77,7 +77,7 @@ def test_show_prints_a_reply_and_its_rubric_from_the_marts(
 
 
 def test_show_escapes_control_characters_and_wraps_wide_text(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    case_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, _ = _run(capsys, TASK_IDS[0], "--model", MODEL_IDS[0], "--warehouse", str(case_warehouse))
     assert code == 0
@@ -97,7 +97,7 @@ def test_show_escapes_control_characters_and_wraps_wide_text(
 
 
 def test_show_without_a_model_lists_every_cell_score_sorted(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    case_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     task_id = TASK_IDS[3]  # "T-4'); DROP TABLE tasks; --"
     code, out, err = _run(capsys, task_id, "--warehouse", str(case_warehouse))
@@ -123,7 +123,7 @@ def test_show_without_a_model_lists_every_cell_score_sorted(
 
 
 def test_show_names_the_nearest_ids_for_an_unknown_one(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    case_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = _run(capsys, "T-4'); DROP TABLE task; --", "--warehouse", str(case_warehouse))
     assert code == 1 and out == ""

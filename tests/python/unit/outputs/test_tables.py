@@ -16,7 +16,7 @@ import pytest
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import FLOOR_MARK, TABLES
 from fixtures.markdown_table import read_markdown_table
-from fixtures.warehouse_fixture import DISPLAY_NAMES, paper_warehouse  # noqa: F401  (fixture)
+from fixtures.warehouse_fixture import DISPLAY_NAMES
 
 HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
@@ -25,14 +25,14 @@ HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
 
 @pytest.fixture(scope="module")
-def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:  # noqa: F811
+def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = duckdb.connect(str(paper_warehouse), read_only=True)
     yield connection
     connection.close()
 
 
 @pytest.fixture(scope="module")
-def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:  # noqa: F811
+def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("tables")
     for fmt in ("csv", "md", "latex"):
         written = export_tables(paper_warehouse, fmt=fmt, out_dir=out / fmt)
@@ -100,7 +100,7 @@ write_report(warehouse, out / "report.html")
 
 
 def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(
-    paper_warehouse: Path, tmp_path: Path  # noqa: F811
+    paper_warehouse: Path, tmp_path: Path
 ) -> None:
     """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
     script = tmp_path / "render.py"
@@ -115,7 +115,7 @@ def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(
     assert "90% bootstrap intervals are in brackets" in texts["report.html"]
 
 
-def test_unknown_format_is_refused(paper_warehouse: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_unknown_format_is_refused(paper_warehouse: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown table format"):
         export_tables(paper_warehouse, fmt="xlsx", out_dir=tmp_path)
 
