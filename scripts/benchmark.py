@@ -73,8 +73,12 @@ def _stage_main(argv: list[str]) -> None:
 
     name, *args = argv
     paths = [Path(a) for a in args]
-    stages = {"floor": baselines.floor, "pandas": baselines.headline_pandas, "pipeline": pipeline.main,
-              "bootstrap": _bootstrap}
+    stages = {
+        "floor": baselines.floor,
+        "pandas": baselines.headline_pandas,
+        "pipeline": pipeline.main,
+        "bootstrap": _bootstrap,
+    }
     stages[name](*paths)
 
 
@@ -359,8 +363,13 @@ def main() -> int:
             runs = args.runs_100x if big else args.runs
             print(f"{label}: {tasks} tasks x {models} models, {runs} run(s)", flush=True)
             result = run_size(
-                label, tasks, models, runs, work / label.replace(" ", "-"),
-                rebuild=not big or args.rebuild_100x, sql_repeats=args.sql_repeats,
+                label,
+                tasks,
+                models,
+                runs,
+                work / label.replace(" ", "-"),
+                rebuild=not big or args.rebuild_100x,
+                sql_repeats=args.sql_repeats,
             )
             rows.append(summarise(result))
             print(table(rows[-1:]), like_for_like(rows[-1:]), sep="\n\n", flush=True)

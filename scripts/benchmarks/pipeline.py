@@ -73,8 +73,13 @@ def load_and_check(release: Path) -> dict[str, pd.DataFrame]:
     for key in ("created_at", "synthetic", "files"):
         check(failures, key in manifest, f"manifest {key}")
     release_id = manifest.get("release")
-    check(failures, isinstance(release_id, str) and re.fullmatch(r"[A-Za-z0-9._-]{1,100}", release_id) is not None
-          and release_id not in (".", ".."), "manifest release")
+    check(
+        failures,
+        isinstance(release_id, str)
+        and re.fullmatch(r"[A-Za-z0-9._-]{1,100}", release_id) is not None
+        and release_id not in (".", ".."),
+        "manifest release",
+    )
     tables: dict[str, pd.DataFrame] = {}
     for name, schema in SCHEMAS.items():
         path = release / f"{name}.parquet"
@@ -93,10 +98,16 @@ def load_and_check(release: Path) -> dict[str, pd.DataFrame]:
     tasks, turns, criteria = tables["tasks"], tables["turns"], tables["criteria"]
     models, responses = tables["models"], tables["responses"]
     labels, gold = tables["judge_labels"], tables["calibration_labels"]
-    for name, key in (("tasks", ["task_id"]), ("turns", ["task_id", "turn_index"]), ("criteria", ["criterion_id"]),
-                      ("models", ["model_id"]), ("responses", ["response_id"]), ("responses", ["task_id", "model_id"]),
-                      ("judge_labels", ["response_id", "criterion_id", "judge_id", "sample_index"]),
-                      ("calibration_labels", ["response_id", "criterion_id", "annotator_id"])):
+    for name, key in (
+        ("tasks", ["task_id"]),
+        ("turns", ["task_id", "turn_index"]),
+        ("criteria", ["criterion_id"]),
+        ("models", ["model_id"]),
+        ("responses", ["response_id"]),
+        ("responses", ["task_id", "model_id"]),
+        ("judge_labels", ["response_id", "criterion_id", "judge_id", "sample_index"]),
+        ("calibration_labels", ["response_id", "criterion_id", "annotator_id"]),
+    ):
         frame = tables[name]
         check(failures, not frame[key].isna().any().any() and not frame.duplicated(key).any(), f"{name} key {key}")
     check(failures, len(tasks) > 0 and (models["kind"] == "model").any(), "has tasks and a ranked model")
@@ -114,8 +125,11 @@ def load_and_check(release: Path) -> dict[str, pd.DataFrame]:
     ends = by_task["role"].agg(["first", "last"])
     check(failures, ((ends["first"] == "user") & (ends["last"] == "user")).all(), "turns first and last user")
     user_turns = ordered[ordered["role"] == "user"].groupby("task_id").size()
-    check(failures, user_turns.reindex(tasks["task_id"]).fillna(0).to_numpy().tolist()
-          == tasks["n_user_turns"].tolist(), "turns n_user_turns")
+    check(
+        failures,
+        user_turns.reindex(tasks["task_id"]).fillna(0).to_numpy().tolist() == tasks["n_user_turns"].tolist(),
+        "turns n_user_turns",
+    )
     check(failures, criteria["task_id"].isin(tasks["task_id"]).all(), "criteria task_id")
     check(failures, criteria["dimension"].isin(seed_ids("dimensions.csv")).all(), "criteria dimension")
     check(failures, criteria["weight"].between(1, 20).all(), "criteria weight")
@@ -144,9 +158,11 @@ def verdicts(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per (reply, criterion): model, task, dimension, weight, met."""
     votes = tables["judge_labels"].groupby(["response_id", "criterion_id"])["met"].agg(["size", "sum"]).reset_index()
     responses = tables["responses"].assign(is_empty=tables["responses"]["content"].fillna("").str.strip().eq(""))
-    out = responses[["response_id", "task_id", "model_id", "is_empty"]].merge(
-        tables["criteria"][["criterion_id", "task_id", "dimension", "weight"]], on="task_id"
-    ).merge(votes, on=["response_id", "criterion_id"])
+    out = (
+        responses[["response_id", "task_id", "model_id", "is_empty"]]
+        .merge(tables["criteria"][["criterion_id", "task_id", "dimension", "weight"]], on="task_id")
+        .merge(votes, on=["response_id", "criterion_id"])
+    )
     out["met"] = ~out["is_empty"] & (out["sum"] * 2 > out["size"])
     return out
 
@@ -168,10 +184,17 @@ def calibration(verdict: pd.DataFrame, gold: pd.DataFrame) -> pd.DataFrame:
         chance = p_judge * p_gold + (1 - p_judge) * (1 - p_gold)
         precision = tp / (tp + fp) if tp + fp else np.nan
         recall = tp / (tp + fn) if tp + fn else np.nan
-        rows.append({"dimension": dimension, "n": n, "agreement": agreement,
-                     "kappa": (agreement - chance) / (1 - chance) if chance < 1 else np.nan,
-                     "precision": precision, "recall": recall,
-                     "f1": 2 * precision * recall / (precision + recall) if precision + recall else np.nan})
+        rows.append(
+            {
+                "dimension": dimension,
+                "n": n,
+                "agreement": agreement,
+                "kappa": (agreement - chance) / (1 - chance) if chance < 1 else np.nan,
+                "precision": precision,
+                "recall": recall,
+                "f1": 2 * precision * recall / (precision + recall) if precision + recall else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -265,6 +288,9 @@ def main(release: Path) -> None:
     n_tasks = len(tables["tasks"])
     point = statistics(np.ones((1, n_tasks)), design)
     intervals = bootstrap(design, n_tasks)
-    headline = {name: [float(values[0]), *map(float, intervals[name])]
-                for name, values in point.items() if name != "model_scores"}
+    headline = {
+        name: [float(values[0]), *map(float, intervals[name])]
+        for name, values in point.items()
+        if name != "model_scores"
+    }
     print(json.dumps({"headline": headline, "calibration_all_kappa": float(judge["kappa"].iloc[-1])}))

@@ -84,8 +84,10 @@ def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
         from distressbench.build.spark import build_on_spark
 
         if args.warehouse or args.force:
-            print("build: --warehouse and --force are for the DuckDB build; Spark builds go to "
-                  "DISTRESSBENCH_SPARK_DIR", file=sys.stderr)
+            print(
+                "build: --warehouse and --force are for the DuckDB build; Spark builds go to DISTRESSBENCH_SPARK_DIR",
+                file=sys.stderr,
+            )
             return 2
         return build_on_spark(release, settings)
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
@@ -99,13 +101,20 @@ def _cmd_submit(args: argparse.Namespace, settings: Settings) -> int:
         if not Path(folder).is_dir():
             raise UsageError(f"no such {whose} folder: {folder}")
     try:
-        done = submit(Path(args.base_release_dir), Path(args.submission_dir), Path(args.out), release_id=args.release,
-                      memory_limit=settings.memory_limit)
+        done = submit(
+            Path(args.base_release_dir),
+            Path(args.submission_dir),
+            Path(args.out),
+            release_id=args.release,
+            memory_limit=settings.memory_limit,
+        )
     except SubmissionRefused as error:
         print(f"submit: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
         return 1
-    print(f"wrote release {done.release_id} to {done.out_dir} ({done.seconds:.1f} s); build it with "
-          f"`distressbench build {done.out_dir}`")
+    print(
+        f"wrote release {done.release_id} to {done.out_dir} ({done.seconds:.1f} s); build it with "
+        f"`distressbench build {done.out_dir}`"
+    )
     return 0
 
 
@@ -184,15 +193,18 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--warehouse", help="default: DISTRESSBENCH_WAREHOUSE or warehouse/distressbench.duckdb")
     build.add_argument("--force", action="store_true", help="republish a release id with different content")
     build.add_argument(
-        "--target", choices=["duckdb", "spark"], default="duckdb",
+        "--target",
+        choices=["duckdb", "spark"],
+        default="duckdb",
         help="duckdb (default): write-audit-publish into a DuckDB file; spark: build on Apache Spark (README)",
     )
     build.set_defaults(func=_cmd_build)
 
     submit = sub.add_parser("submit", help="add a submission's models to a release, as a new release folder")
     submit.add_argument("base_release_dir")
-    submit.add_argument("submission_dir", help="models.parquet, responses.parquet, judge_labels.parquet "
-                        "[, calibration_labels.parquet]")
+    submit.add_argument(
+        "submission_dir", help="models.parquet, responses.parquet, judge_labels.parquet [, calibration_labels.parquet]"
+    )
     submit.add_argument("--out", required=True, help="the new release folder (must not exist)")
     submit.add_argument("--release", help="the new release id (default: <base id>-plus-<8 hex of the submission>)")
     submit.set_defaults(func=_cmd_submit)
@@ -205,8 +217,9 @@ def _parser() -> argparse.ArgumentParser:
     pack.set_defaults(func=_cmd_pack)
 
     inspect = sub.add_parser("import-inspect", help="turn Inspect AI logs of crisis_support into a submission folder")
-    inspect.add_argument("logs", nargs="+", metavar="LOG", 
-                         help=".eval logs of `inspect eval distressbench/crisis_support`")
+    inspect.add_argument(
+        "logs", nargs="+", metavar="LOG", help=".eval logs of `inspect eval distressbench/crisis_support`"
+    )
     inspect.add_argument("--base", required=True, help="the release the logs were run on")
     inspect.add_argument("--out", required=True, help="the submission folder (must not exist)")
     inspect.add_argument("--epoch", type=int, default=1, help="the epoch whose replies to import (default 1)")

@@ -111,10 +111,17 @@ def find_sources(src_dir: Path, rec: Recorder) -> dict[str, Source]:
     ]
     problems += [f"{name} (not a table of the contract)" for name in unknown]
     if problems:
-        rec.failed("pack_sources", "files", None, None, len(problems), problems[:EXAMPLES],
-                   f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the source tables in {src_dir} "
-                   f"(one <table>.csv, .jsonl, .parquet or <table>/ of part files each; tables: {', '.join(TABLES)}): "
-                   f"{listing(problems[:EXAMPLES], len(problems))}")
+        rec.failed(
+            "pack_sources",
+            "files",
+            None,
+            None,
+            len(problems),
+            problems[:EXAMPLES],
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the source tables in {src_dir} "
+            f"(one <table>.csv, .jsonl, .parquet or <table>/ of part files each; tables: {', '.join(TABLES)}): "
+            f"{listing(problems[:EXAMPLES], len(problems))}",
+        )
     else:
         rec.passed("pack_sources", "files")
     return {table: sources[0] for table, sources in found.items() if len(sources) == 1}
@@ -180,9 +187,7 @@ def _examples(table: str, data: pa.Table, column: str, rows: list[int]) -> list[
 def _is_text(arrow_type: pa.DataType) -> bool:
     if pa.types.is_dictionary(arrow_type):
         return _is_text(arrow_type.value_type)
-    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_string_view(
-        arrow_type
-    )
+    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_string_view(arrow_type)
 
 
 Converted = tuple[pa.ChunkedArray, pa.ChunkedArray | None]  # the column, a mask of the values that do not fit
@@ -242,9 +247,16 @@ def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
     if missing or extra or doubled:
         examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra]
         examples += [f"{n} (repeated)" for n in doubled]
-        rec.failed("schema_columns", "schema", table, ", ".join(missing + extra + doubled), len(examples), examples,
-                   f"{source.name} has {listing(examples, len(examples))}; "
-                   f"the contract's columns of {table} are {', '.join(schema.names)}")
+        rec.failed(
+            "schema_columns",
+            "schema",
+            table,
+            ", ".join(missing + extra + doubled),
+            len(examples),
+            examples,
+            f"{source.name} has {listing(examples, len(examples))}; "
+            f"the contract's columns of {table} are {', '.join(schema.names)}",
+        )
         return None
     rec.passed("schema_columns", "schema", table)
     from_text = source.kind == "csv"
@@ -262,27 +274,50 @@ def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
             wrong.append(f"{field.name} is {found.type}, expected {field.type}")
             continue
         column, unfit = converted
-        rows = [] if unfit is None else pc.indices_nonzero(pa.chunked_array([unfit]).combine_chunks()
-                                                           if isinstance(unfit, pa.Array) else unfit).to_pylist()
+        rows = (
+            []
+            if unfit is None
+            else pc.indices_nonzero(
+                pa.chunked_array([unfit]).combine_chunks() if isinstance(unfit, pa.Array) else unfit
+            ).to_pylist()
+        )
         if rows:
             fits = False
             examples = _examples(table, data, field.name, rows[:EXAMPLES])
-            rec.failed("value_fits_type", "schema", table, field.name, len(rows), examples,
-                       f"{len(rows)} value{'s' if len(rows) != 1 else ''} of {table}.{field.name} in {source.name} "
-                       f"{'do' if len(rows) != 1 else 'does'} not fit {field.type} (found {found.type}): "
-                       f"{listing(examples, len(rows))}")
+            rec.failed(
+                "value_fits_type",
+                "schema",
+                table,
+                field.name,
+                len(rows),
+                examples,
+                f"{len(rows)} value{'s' if len(rows) != 1 else ''} of {table}.{field.name} in {source.name} "
+                f"{'do' if len(rows) != 1 else 'does'} not fit {field.type} (found {found.type}): "
+                f"{listing(examples, len(rows))}",
+            )
         columns.append(column)
     if wrong:
-        rec.failed("schema_types", "schema", table, ", ".join(w.split(" ", 1)[0] for w in wrong), len(wrong), wrong,
-                   f"{source.name} has {len(wrong)} column{'s' if len(wrong) != 1 else ''} of the wrong type: "
-                   f"{'; '.join(wrong)}")
+        rec.failed(
+            "schema_types",
+            "schema",
+            table,
+            ", ".join(w.split(" ", 1)[0] for w in wrong),
+            len(wrong),
+            wrong,
+            f"{source.name} has {len(wrong)} column{'s' if len(wrong) != 1 else ''} of the wrong type: "
+            f"{'; '.join(wrong)}",
+        )
         return None
     rec.passed("schema_types", "schema", table)
     return pa.Table.from_arrays(columns, schema=schema) if fits else None
 
 
 def pack(
-    src_dir: Path, out_dir: Path, *, release_id: str | None = None, synthetic: bool = False,
+    src_dir: Path,
+    out_dir: Path,
+    *,
+    release_id: str | None = None,
+    synthetic: bool = False,
     settings: Settings | None = None,
 ) -> Packed:
     """Check every source table, write the release into a temporary folder beside out_dir,
@@ -293,21 +328,42 @@ def pack(
     rec = Recorder(echo=False)
     chosen = out_dir.name if release_id is None else release_id
     if out_dir.exists() or out_dir.is_symlink():
-        rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))],
-                   f"{out_dir} already exists; a release is packed into a new folder")
+        rec.failed(
+            "out_dir_new",
+            "files",
+            None,
+            None,
+            1,
+            [quote(str(out_dir))],
+            f"{out_dir} already exists; a release is packed into a new folder",
+        )
     if not safe_release_id(chosen):
-        rec.failed("release_id", "files", None, "release", 1, [_shown(chosen)],
-                   f"release id {_shown(chosen)} (from {'--release' if release_id else 'the --out folder name'}) "
-                   f"must match {contract.RELEASE_ID_PATTERN}, be at most {contract.RELEASE_ID_MAX_LENGTH} "
-                   "characters and not be '.' or '..'")
+        rec.failed(
+            "release_id",
+            "files",
+            None,
+            "release",
+            1,
+            [_shown(chosen)],
+            f"release id {_shown(chosen)} (from {'--release' if release_id else 'the --out folder name'}) "
+            f"must match {contract.RELEASE_ID_PATTERN}, be at most {contract.RELEASE_ID_MAX_LENGTH} "
+            "characters and not be '.' or '..'",
+        )
     tables: dict[str, pa.Table] = {}
     for table, source in find_sources(src_dir, rec).items():
         try:
             data = read_source(source)
         except (OSError, pa.ArrowException, ValueError) as error:  # ValueError: bad UTF-8 or JSON
             shown = " ".join(str(error).split())[:300]
-            rec.failed("source_readable", "schema", table, None, 1, [quote(source.name)],
-                       f"{source.name} cannot be read as {source.kind}: {shown}")
+            rec.failed(
+                "source_readable",
+                "schema",
+                table,
+                None,
+                1,
+                [quote(source.name)],
+                f"{source.name} cannot be read as {source.kind}: {shown}",
+            )
             continue
         conformed = conform(source, data, rec)
         if conformed is not None:
@@ -339,6 +395,8 @@ def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic
         print(f"pack: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
         return 1
     rows = ", ".join(f"{t} {n}" for t, n in done.rows.items())
-    print(f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); "
-          f"build it with `distressbench build {done.out_dir}`")
+    print(
+        f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); "
+        f"build it with `distressbench build {done.out_dir}`"
+    )
     return 0

@@ -52,9 +52,9 @@ class SubmissionRefused(Exception):
     """The submission (or its base) breaks a check; nothing was written."""
 
     def __init__(self, failures: list[CheckResult]) -> None:
-        super().__init__(f"submission refused: {len(failures)} check(s) failed:\n  " + "\n  ".join(
-            c.line() for c in failures
-        ))
+        super().__init__(
+            f"submission refused: {len(failures)} check(s) failed:\n  " + "\n  ".join(c.line() for c in failures)
+        )
         self.failures = failures
 
 
@@ -80,50 +80,97 @@ class ValueCheck:
 # Views: base_models, base_tasks, base_criteria, base_responses (the base release) and
 # sub_models, sub_responses, sub_labels, sub_calibration (the submission).
 _MODEL_CHECKS = (
-    ValueCheck("model_id_present", "models", "model_id",
-               "select display_name from sub_models where model_id is null",
-               "models without a model_id"),
-    ValueCheck("model_id_unique", "models", "model_id",
-               "select model_id from sub_models where model_id is not null group by model_id having count(*) > 1",
-               "model ids listed more than once in the submission"),
-    ValueCheck("model_id_new", "models", "model_id",
-               "select model_id from sub_models where model_id in (select model_id from base_models)",
-               "model ids the base release already has"),
-    ValueCheck("model_kind", "models", "kind",
-               "select model_id, kind from sub_models where kind is distinct from 'model'",
-               "submitted models whose kind is not 'model'"),
-    ValueCheck("model_names_present", "models", "display_name, provider",
-               "select model_id from sub_models where display_name is null or provider is null",
-               "models without a display_name or provider"),
+    ValueCheck(
+        "model_id_present",
+        "models",
+        "model_id",
+        "select display_name from sub_models where model_id is null",
+        "models without a model_id",
+    ),
+    ValueCheck(
+        "model_id_unique",
+        "models",
+        "model_id",
+        "select model_id from sub_models where model_id is not null group by model_id having count(*) > 1",
+        "model ids listed more than once in the submission",
+    ),
+    ValueCheck(
+        "model_id_new",
+        "models",
+        "model_id",
+        "select model_id from sub_models where model_id in (select model_id from base_models)",
+        "model ids the base release already has",
+    ),
+    ValueCheck(
+        "model_kind",
+        "models",
+        "kind",
+        "select model_id, kind from sub_models where kind is distinct from 'model'",
+        "submitted models whose kind is not 'model'",
+    ),
+    ValueCheck(
+        "model_names_present",
+        "models",
+        "display_name, provider",
+        "select model_id from sub_models where display_name is null or provider is null",
+        "models without a display_name or provider",
+    ),
 )
 _RESPONSE_CHECKS = (
-    ValueCheck("response_keys_present", "responses", "response_id, task_id, model_id",
-               "select response_id, task_id, model_id from sub_responses"
-               " where response_id is null or task_id is null or model_id is null",
-               "replies with a null response_id, task_id or model_id"),
-    ValueCheck("response_id_unique", "responses", "response_id",
-               "select response_id from sub_responses where response_id is not null"
-               " group by response_id having count(*) > 1",
-               "response ids listed more than once in the submission"),
-    ValueCheck("response_id_new", "responses", "response_id",
-               "select response_id from sub_responses where response_id in (select response_id from base_responses)",
-               "response ids the base release already has"),
-    ValueCheck("response_model", "responses", "model_id",
-               "select response_id, model_id from sub_responses"
-               " where model_id not in (select model_id from sub_models where model_id is not null)",
-               "replies of a model that is not in the submission's models.parquet"),
-    ValueCheck("response_task", "responses", "task_id",
-               "select response_id, task_id from sub_responses where task_id not in (select task_id from base_tasks)",
-               "replies to a task the base release does not have"),
-    ValueCheck("response_pair_unique", "responses", "model_id, task_id",
-               "select model_id, task_id from sub_responses where model_id is not null and task_id is not null"
-               " group by model_id, task_id having count(*) > 1",
-               "(model, task) pairs with more than one reply"),
-    ValueCheck("responses_complete", "responses", "model_id, task_id",
-               "select m.model_id, t.task_id from sub_models as m cross join base_tasks as t"
-               " where m.model_id is not null and not exists (select 1 from sub_responses as r"
-               " where r.model_id = m.model_id and r.task_id = t.task_id)",
-               "(new model, base task) pairs without a reply"),
+    ValueCheck(
+        "response_keys_present",
+        "responses",
+        "response_id, task_id, model_id",
+        "select response_id, task_id, model_id from sub_responses"
+        " where response_id is null or task_id is null or model_id is null",
+        "replies with a null response_id, task_id or model_id",
+    ),
+    ValueCheck(
+        "response_id_unique",
+        "responses",
+        "response_id",
+        "select response_id from sub_responses where response_id is not null group by response_id having count(*) > 1",
+        "response ids listed more than once in the submission",
+    ),
+    ValueCheck(
+        "response_id_new",
+        "responses",
+        "response_id",
+        "select response_id from sub_responses where response_id in (select response_id from base_responses)",
+        "response ids the base release already has",
+    ),
+    ValueCheck(
+        "response_model",
+        "responses",
+        "model_id",
+        "select response_id, model_id from sub_responses"
+        " where model_id not in (select model_id from sub_models where model_id is not null)",
+        "replies of a model that is not in the submission's models.parquet",
+    ),
+    ValueCheck(
+        "response_task",
+        "responses",
+        "task_id",
+        "select response_id, task_id from sub_responses where task_id not in (select task_id from base_tasks)",
+        "replies to a task the base release does not have",
+    ),
+    ValueCheck(
+        "response_pair_unique",
+        "responses",
+        "model_id, task_id",
+        "select model_id, task_id from sub_responses where model_id is not null and task_id is not null"
+        " group by model_id, task_id having count(*) > 1",
+        "(model, task) pairs with more than one reply",
+    ),
+    ValueCheck(
+        "responses_complete",
+        "responses",
+        "model_id, task_id",
+        "select m.model_id, t.task_id from sub_models as m cross join base_tasks as t"
+        " where m.model_id is not null and not exists (select 1 from sub_responses as r"
+        " where r.model_id = m.model_id and r.task_id = t.task_id)",
+        "(new model, base task) pairs without a reply",
+    ),
 )
 
 
@@ -131,41 +178,67 @@ def _label_checks(view: str, table: str, key: str, key_column: str) -> tuple[Val
     """The checks judge labels and calibration labels share: they name a reply of the
     submission and a criterion of that reply's task, and their key does not repeat."""
     return (
-        ValueCheck(f"{table}_keys_present", table, f"response_id, criterion_id, {key_column}, met",
-                   f"select response_id, criterion_id from {view} where response_id is null"
-                   f" or criterion_id is null or {key_column} is null or met is null",
-                   "labels with a null response_id, criterion_id, " + key_column + " or met"),
-        ValueCheck(f"{table}_response", table, "response_id",
-                   f"select response_id, criterion_id from {view}"
-                   " where response_id not in (select response_id from sub_responses where response_id is not null)",
-                   "labels of a reply that is not in the submission's responses.parquet"),
-        ValueCheck(f"{table}_criterion", table, "criterion_id",
-                   f"select l.response_id, l.criterion_id from {view} as l"
-                   " inner join sub_responses as r on l.response_id = r.response_id"
-                   " where not exists (select 1 from base_criteria as c"
-                   " where c.criterion_id = l.criterion_id and c.task_id = r.task_id)",
-                   "labels for a criterion that is not in the rubric of the reply's task"),
-        ValueCheck(f"{table}_key_unique", table, key,
-                   f"select {key} from {view} group by {key} having count(*) > 1",
-                   f"({key}) keys listed more than once"),
+        ValueCheck(
+            f"{table}_keys_present",
+            table,
+            f"response_id, criterion_id, {key_column}, met",
+            f"select response_id, criterion_id from {view} where response_id is null"
+            f" or criterion_id is null or {key_column} is null or met is null",
+            "labels with a null response_id, criterion_id, " + key_column + " or met",
+        ),
+        ValueCheck(
+            f"{table}_response",
+            table,
+            "response_id",
+            f"select response_id, criterion_id from {view}"
+            " where response_id not in (select response_id from sub_responses where response_id is not null)",
+            "labels of a reply that is not in the submission's responses.parquet",
+        ),
+        ValueCheck(
+            f"{table}_criterion",
+            table,
+            "criterion_id",
+            f"select l.response_id, l.criterion_id from {view} as l"
+            " inner join sub_responses as r on l.response_id = r.response_id"
+            " where not exists (select 1 from base_criteria as c"
+            " where c.criterion_id = l.criterion_id and c.task_id = r.task_id)",
+            "labels for a criterion that is not in the rubric of the reply's task",
+        ),
+        ValueCheck(
+            f"{table}_key_unique",
+            table,
+            key,
+            f"select {key} from {view} group by {key} having count(*) > 1",
+            f"({key}) keys listed more than once",
+        ),
     )
 
 
-_JUDGE_LABEL_CHECKS = _label_checks("sub_labels", "judge_labels", "response_id, criterion_id, judge_id, sample_index",
-                                    "judge_id") + (
-    ValueCheck("judge_labels_sample_index", "judge_labels", "sample_index",
-               "select response_id, criterion_id, judge_id, sample_index from sub_labels"
-               " where sample_index is null or sample_index < 0",
-               "labels whose sample_index is null or negative"),
-    ValueCheck("judge_labels_complete", "judge_labels", "response_id, criterion_id",
-               "select r.response_id, c.criterion_id from sub_responses as r"
-               " inner join base_criteria as c on r.task_id = c.task_id"
-               " where not exists (select 1 from sub_labels as l"
-               " where l.response_id = r.response_id and l.criterion_id = c.criterion_id)",
-               "(new reply, criterion of its task) pairs without a judge label"),
+_JUDGE_LABEL_CHECKS = _label_checks(
+    "sub_labels", "judge_labels", "response_id, criterion_id, judge_id, sample_index", "judge_id"
+) + (
+    ValueCheck(
+        "judge_labels_sample_index",
+        "judge_labels",
+        "sample_index",
+        "select response_id, criterion_id, judge_id, sample_index from sub_labels"
+        " where sample_index is null or sample_index < 0",
+        "labels whose sample_index is null or negative",
+    ),
+    ValueCheck(
+        "judge_labels_complete",
+        "judge_labels",
+        "response_id, criterion_id",
+        "select r.response_id, c.criterion_id from sub_responses as r"
+        " inner join base_criteria as c on r.task_id = c.task_id"
+        " where not exists (select 1 from sub_labels as l"
+        " where l.response_id = r.response_id and l.criterion_id = c.criterion_id)",
+        "(new reply, criterion of its task) pairs without a judge label",
+    ),
 )
-_CALIBRATION_CHECKS = _label_checks("sub_calibration", "calibration_labels", "response_id, criterion_id, annotator_id",
-                                    "annotator_id")
+_CALIBRATION_CHECKS = _label_checks(
+    "sub_calibration", "calibration_labels", "response_id, criterion_id, annotator_id", "annotator_id"
+)
 
 
 def _relay(source: Recorder, rec: Recorder, prefix: str, whose: str) -> None:
@@ -184,17 +257,30 @@ def _check_submission_files(submission_dir: Path, rec: Recorder) -> bool:
     extra = sorted(p.name for p in submission_dir.iterdir() if p.name.endswith(".parquet") and p.name not in allowed)
     if missing:
         examples = [quote(name) for name in missing]
-        rec.failed("submission_files_present", "files", ", ".join(contract.table_name(n) for n in missing), None,
-                   len(missing), examples,
-                   f"the submission lacks {listing(examples, len(missing))}; it needs "
-                   + ", ".join(contract.file_name(t) for t in SUBMISSION_TABLES))
+        rec.failed(
+            "submission_files_present",
+            "files",
+            ", ".join(contract.table_name(n) for n in missing),
+            None,
+            len(missing),
+            examples,
+            f"the submission lacks {listing(examples, len(missing))}; it needs "
+            + ", ".join(contract.file_name(t) for t in SUBMISSION_TABLES),
+        )
     else:
         rec.passed("submission_files_present", "files")
     if extra:
         examples = [quote(name) for name in extra]
-        rec.failed("submission_files_known", "files", None, None, len(extra), examples,
-                   f"the submission holds {listing(examples, len(extra))}; a submission adds models, so it holds only "
-                   + ", ".join(contract.file_name(t) for t in EXTENDED_TABLES))
+        rec.failed(
+            "submission_files_known",
+            "files",
+            None,
+            None,
+            len(extra),
+            examples,
+            f"the submission holds {listing(examples, len(extra))}; a submission adds models, so it holds only "
+            + ", ".join(contract.file_name(t) for t in EXTENDED_TABLES),
+        )
     else:
         rec.passed("submission_files_known", "files")
     return not missing and not extra
@@ -211,9 +297,7 @@ def _key(row: tuple[object, ...]) -> str:
     return shown[0] if len(shown) == 1 else "(" + ", ".join(shown) + ")"
 
 
-def _run_value_checks(
-    connection: duckdb.DuckDBPyConnection, checks: tuple[ValueCheck, ...], rec: Recorder
-) -> None:
+def _run_value_checks(connection: duckdb.DuckDBPyConnection, checks: tuple[ValueCheck, ...], rec: Recorder) -> None:
     for check in checks:
         ((count,),) = connection.execute(f"select count(*) from ({check.sql}) as bad").fetchall()
         if count == 0:
@@ -221,8 +305,15 @@ def _run_value_checks(
             continue
         rows = connection.execute(f"select * from ({check.sql}) as bad order by all limit {EXAMPLES}").fetchall()
         examples = [_key(row) for row in rows]
-        rec.failed(check.check, "values", check.table, check.column, count, examples,
-                   f"{count} {check.what}: {listing(examples, count)}")
+        rec.failed(
+            check.check,
+            "values",
+            check.table,
+            check.column,
+            count,
+            examples,
+            f"{count} {check.what}: {listing(examples, count)}",
+        )
 
 
 def check_submission(
@@ -279,16 +370,24 @@ def _check_reply_sources(submission_dir: Path, responses: Path, rec: Recorder) -
     try:
         sources = reply_sources(submission_dir)
     except ValueError as error:
-        rec.failed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources", 1, [quote(SUBMISSION_MANIFEST)],
-                   str(error))
+        rec.failed(
+            "reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources", 1, [quote(SUBMISSION_MANIFEST)], str(error)
+        )
         return
     known = set(pq.read_table(responses, columns=["response_id"]).column(0).to_pylist())
     unknown = sorted(set(sources) - known)
     if unknown:
         examples = [quote(k) for k in unknown[:EXAMPLES]]
-        rec.failed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources", len(unknown), examples,
-                   f"{len(unknown)} reply_sources name replies that are not in the submission's responses.parquet: "
-                   + listing(examples, len(unknown)))
+        rec.failed(
+            "reply_sources",
+            "files",
+            SUBMISSION_MANIFEST,
+            "reply_sources",
+            len(unknown),
+            examples,
+            f"{len(unknown)} reply_sources name replies that are not in the submission's responses.parquet: "
+            + listing(examples, len(unknown)),
+        )
     else:
         rec.passed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources")
 
@@ -365,22 +464,43 @@ def submit(
     rec = Recorder(echo=False)
     for folder, whose in ((base_dir, "base release"), (submission_dir, "submission")):
         if not folder.is_dir():
-            rec.failed(f"{whose.split()[0]}_folder", "files", None, None, 1, [quote(str(folder))],
-                       f"the {whose} folder {folder} does not exist")
+            rec.failed(
+                f"{whose.split()[0]}_folder",
+                "files",
+                None,
+                None,
+                1,
+                [quote(str(folder))],
+                f"the {whose} folder {folder} does not exist",
+            )
     if rec.checks:
         raise SubmissionRefused(rec.checks)
     if out_dir.exists():
-        rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))],
-                   f"{out_dir} already exists; the derived release is written to a new folder")
+        rec.failed(
+            "out_dir_new",
+            "files",
+            None,
+            None,
+            1,
+            [quote(str(out_dir))],
+            f"{out_dir} already exists; the derived release is written to a new folder",
+        )
     base, submission = load_release(base_dir), load_release(submission_dir)
     base_id = check_submission(base, submission, rec, memory_limit)
     chosen = release_id
     if chosen is None and base_id is not None:
         chosen = derived_release_id(base_id, submission)
     if chosen is not None and not (safe_release_id(chosen) and len(chosen) <= MAX_RELEASE_ID and chosen != base_id):
-        rec.failed("release_id", "files", None, "release", 1, [quote(chosen)],
-                   f"--release {quote(chosen)} is not a new release id: it must match {contract.RELEASE_ID_PATTERN}, "
-                   f"be at most {MAX_RELEASE_ID} characters, not be '.' or '..' nor the base release's id")
+        rec.failed(
+            "release_id",
+            "files",
+            None,
+            "release",
+            1,
+            [quote(chosen)],
+            f"--release {quote(chosen)} is not a new release id: it must match {contract.RELEASE_ID_PATTERN}, "
+            f"be at most {MAX_RELEASE_ID} characters, not be '.' or '..' nor the base release's id",
+        )
     failures = [c for c in rec.checks if not c.passed]
     if echo:
         for check in failures:

@@ -23,9 +23,7 @@ def test_the_pipeline_computes_the_builds_headline_metrics(
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
         built = dict(connection.execute("select metric, value from marts.headline_metrics").fetchall())
-        ((kappa,),) = connection.execute(
-            "select kappa from marts.judge_calibration where dimension = 'all'"
-        ).fetchall()
+        ((kappa,),) = connection.execute("select kappa from marts.judge_calibration where dimension = 'all'").fetchall()
     assert set(printed["headline"]) <= set(built)
     for metric, (value, low, high) in printed["headline"].items():
         assert value == pytest.approx(built[metric], abs=1e-9), metric

@@ -1,7 +1,7 @@
 """The committed lint configurations hold for the whole tree: sqlfluff (.sqlfluff: dbt
-templater, DuckDB dialect, the house SQL style) over the models, macros and data tests, and
-ruff ([tool.ruff] in pyproject.toml) over the Python, and import-linter ([tool.importlinter])
-over the package's layers. Any finding fails the test."""
+templater, DuckDB dialect, the house SQL style) over the models, macros and data tests,
+ruff ([tool.ruff] in pyproject.toml) over the Python (its lint and its format), and
+import-linter ([tool.importlinter]) over the package's layers. Any finding fails the test."""
 
 from __future__ import annotations
 
@@ -47,6 +47,12 @@ def test_ruff_finds_nothing() -> None:
     result = _run([str(BIN / "ruff"), "check", "--no-cache", "."])
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "All checks passed" in result.stdout
+
+
+def test_ruff_format_changes_nothing() -> None:
+    result = _run([str(BIN / "ruff"), "format", "--check", "--no-cache", "."])
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert "already formatted" in result.stdout
 
 
 def test_layers_point_down() -> None:

@@ -106,7 +106,11 @@ class DbtProcess:
         with (log_dir / CONSOLE_LOG).open("w", encoding="utf-8") as console:
             process = subprocess.Popen(
                 [sys.executable, "-m", "distressbench.build.dbt_process", str(os.getpid()), str(settings.PROJECT_ROOT)],
-                cwd=settings.PROJECT_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=console,
+                cwd=settings.PROJECT_ROOT,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=console,
                 text=True,
             )
         (log_dir / PID_FILE).write_text(str(process.pid), encoding="utf-8")

@@ -117,8 +117,9 @@ def _copy(connection: duckdb.DuckDBPyConnection) -> None:
         if own is None:
             continue
         if table == RELEASES:
-            connection.execute(f"insert into {target} (release_id, published_at, manifest_sha256) values (?, ?, ?)",
-                               list(own))
+            connection.execute(
+                f"insert into {target} (release_id, published_at, manifest_sha256) values (?, ?, ?)", list(own)
+            )
             continue
         mart = _columns(connection, "marts", table)
         if mart is not None:

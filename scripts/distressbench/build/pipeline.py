@@ -244,7 +244,8 @@ def dbt_failure(outcome: DbtOutcome, log_dir: Path) -> str:
     if outcome.exception is not None:
         lines.append(outcome.exception[:500])
     return (
-        f"dbt failed on {len(failures)} node(s):\n  " + "\n  ".join(lines)
+        f"dbt failed on {len(failures)} node(s):\n  "
+        + "\n  ".join(lines)
         + f"\ndbt's output: {log_dir / 'console.log'}; its log: {log_dir / 'logs'}"
     )
 
@@ -419,7 +420,10 @@ def build_release(
             # value checks on what was built there
             report_path = scratch / "gate-report.json"
             report = run_gate(
-                release, report_path, echo=False, memory_limit=settings.memory_limit,
+                release,
+                report_path,
+                echo=False,
+                memory_limit=settings.memory_limit,
                 staging=DbtStaging(dbt, links, building),
             )
             if not report.passed:

@@ -126,16 +126,22 @@ def gate(release: Release | Path, report_path: Path | None, settings: Settings, 
             Path(f"{database}{suffix}").unlink(missing_ok=True)
         links = link_folder(folder)
         dbt = DbtProcess.start(
-            database=database, release_links=links, log_dir=folder / "dbt", target_dir=folder / "target",
-            threads=settings.dbt_threads or 1, memory_limit=settings.memory_limit,
+            database=database,
+            release_links=links,
+            log_dir=folder / "dbt",
+            target_dir=folder / "target",
+            threads=settings.dbt_threads or 1,
+            memory_limit=settings.memory_limit,
         )
         try:
             return run_gate(
-                release, report_path, echo=echo, memory_limit=settings.memory_limit,
+                release,
+                report_path,
+                echo=echo,
+                memory_limit=settings.memory_limit,
                 staging=DbtStaging(dbt, links, database),
             )
         finally:
             dbt.stop()
             for suffix in ("", ".wal"):
                 Path(f"{database}{suffix}").unlink(missing_ok=True)
-

@@ -70,10 +70,19 @@ class SparkStages:
         answers = os.fdopen(read, encoding="utf-8")
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "distressbench.build.spark_stages", str(os.getpid()), str(write),
-                 str(build_dir)],
-                cwd=build_dir, env=spark_environment(release_dir, build_dir, os.environ), stdin=subprocess.PIPE,
-                pass_fds=(write,), text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "distressbench.build.spark_stages",
+                    str(os.getpid()),
+                    str(write),
+                    str(build_dir),
+                ],
+                cwd=build_dir,
+                env=spark_environment(release_dir, build_dir, os.environ),
+                stdin=subprocess.PIPE,
+                pass_fds=(write,),
+                text=True,
             )
         except BaseException:
             answers.close()
@@ -122,8 +131,14 @@ class _Dbt:
         from dbt.cli.main import dbtRunner
 
         self.flags = [
-            "--target", TARGET, "--target-path", str(target_dir),
-            "--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT),
+            "--target",
+            TARGET,
+            "--target-path",
+            str(target_dir),
+            "--profiles-dir",
+            str(PROJECT_ROOT),
+            "--project-dir",
+            str(PROJECT_ROOT),
         ]
         parsed = dbtRunner().invoke(["parse", *self.flags])
         if not parsed.success:

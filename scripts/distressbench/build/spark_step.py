@@ -79,7 +79,8 @@ def python_models(manifest: Any) -> list[Any]:
     ordered: list[Any] = []
     while len(ordered) < len(nodes):
         ready = [
-            n for uid, n in sorted(nodes.items())
+            n
+            for uid, n in sorted(nodes.items())
             if n not in ordered and all(d not in nodes or nodes[d] in ordered for d in n.depends_on.nodes)
         ]
         if not ready:
@@ -91,9 +92,7 @@ def python_models(manifest: Any) -> list[Any]:
 def run_python_model(spark: Any, manifest: Any, node: Any) -> int:
     """Run one Python model file with the Spark stand-in and write its table; returns its row count."""
     relations = {
-        manifest.nodes[d].name: manifest.nodes[d].relation_name
-        for d in node.depends_on.nodes
-        if d in manifest.nodes
+        manifest.nodes[d].name: manifest.nodes[d].relation_name for d in node.depends_on.nodes if d in manifest.nodes
     }
     path = settings.PROJECT_ROOT / Path(node.original_file_path)
     specification = importlib.util.spec_from_file_location(node.name, path)

@@ -98,8 +98,10 @@ def run_tables_sha256(release_dir: Path) -> dict[str, str]:
         name = contract.file_name(table)
         want = listed.get(name, {}).get("sha256")
         if sha256_of(release_dir / name) != want:
-            raise ValueError(f"{release_dir / name} does not hash to the sha256 its manifest lists; "
-                             "run `distressbench gate` on the release")
+            raise ValueError(
+                f"{release_dir / name} does not hash to the sha256 its manifest lists; "
+                "run `distressbench gate` on the release"
+            )
         digests[name] = want
     return digests
 
@@ -124,8 +126,9 @@ def release_samples(
     if wanted is not None:
         unknown = sorted(set(wanted) - set(tasks))
         if unknown:
-            raise ValueError(f"task_ids: {len(unknown)} not in the release's tasks table: "
-                             + ", ".join(repr(t) for t in unknown[:5]))
+            raise ValueError(
+                f"task_ids: {len(unknown)} not in the release's tasks table: " + ", ".join(repr(t) for t in unknown[:5])
+            )
         chosen = [t for t in chosen if t in set(wanted)]
     if limit is not None:
         if limit < 1:
@@ -139,9 +142,7 @@ def release_samples(
     criteria: dict[str, list[dict[str, Any]]] = {t: [] for t in chosen}
     for row in pq.read_table(release_dir / contract.file_name("criteria")).to_pylist():
         if row["task_id"] in keep:
-            criteria[row["task_id"]].append(
-                {k: row[k] for k in ("criterion_id", "dimension", "weight", "text")}
-            )
+            criteria[row["task_id"]].append({k: row[k] for k in ("criterion_id", "dimension", "weight", "text")})
     samples = []
     for task_id in chosen:
         messages: list[ChatMessage] = [
@@ -162,8 +163,7 @@ async def _votes(judge: Model, prompt: str, judge_samples: int) -> list[dict[str
     votes = []
     for index in range(judge_samples):
         output = await judge.generate(prompt)
-        votes.append({"sample_index": index, "met": parse_verdict(output.completion),
-                      "explanation": output.completion})
+        votes.append({"sample_index": index, "met": parse_verdict(output.completion), "explanation": output.completion})
     return votes
 
 
@@ -176,11 +176,16 @@ def rubric_judge(judge: str | None = None, judge_samples: int = 3, tie_rule: str
         reply = state.output.completion
         conversation = conversation_text(state.input if isinstance(state.input, list) else [])
         rubric = state.metadata["criteria"]
-        all_votes = await asyncio.gather(*(
-            _votes(model, JUDGE_PROMPT.format(conversation=conversation, reply=reply, criterion=c["text"]),
-                   judge_samples)
-            for c in rubric
-        ))
+        all_votes = await asyncio.gather(
+            *(
+                _votes(
+                    model,
+                    JUDGE_PROMPT.format(conversation=conversation, reply=reply, criterion=c["text"]),
+                    judge_samples,
+                )
+                for c in rubric
+            )
+        )
         empty = not reply.strip()
         graded = []
         for criterion, votes in zip(rubric, all_votes, strict=True):
@@ -193,8 +198,13 @@ def rubric_judge(judge: str | None = None, judge_samples: int = 3, tie_rule: str
             value=value,
             answer=reply,
             explanation=f"{n_met} of {len(graded)} criteria met" + (" (empty reply: meets none)" if empty else ""),
-            metadata={"judge": str(model), "judge_samples": judge_samples, "tie_rule": tie_rule,
-                      "empty_reply": empty, "criteria": graded},
+            metadata={
+                "judge": str(model),
+                "judge_samples": judge_samples,
+                "tie_rule": tie_rule,
+                "empty_reply": empty,
+                "criteria": graded,
+            },
         )
 
     return score
@@ -223,6 +233,12 @@ def crisis_support(
         dataset=MemoryDataset(samples, name=release_id),
         solver=generate(),
         scorer=rubric_judge(judge, judge_samples, rule),
-        metadata={"distressbench": {"release": release_id, "tables_sha256": digests,
-                                    "judge_samples": judge_samples, "tie_rule": rule}},
+        metadata={
+            "distressbench": {
+                "release": release_id,
+                "tables_sha256": digests,
+                "judge_samples": judge_samples,
+                "tie_rule": rule,
+            }
+        },
     )

@@ -85,15 +85,19 @@ def _check_run(name: str, log: EvalLog, base: _Base) -> list[str]:
     """The log is a finished crisis_support run on the base release's tasks, turns and criteria."""
     run = (log.eval.metadata or {}).get("distressbench")
     if not isinstance(run, dict):
-        return [f"log_task: {name} is a run of task {log.eval.task!r}, not of distressbench/{TASK_NAME} "
-                "(its log has no distressbench metadata)"]
+        return [
+            f"log_task: {name} is a run of task {log.eval.task!r}, not of distressbench/{TASK_NAME} "
+            "(its log has no distressbench metadata)"
+        ]
     if log.status != "success":
         return [f"log_status: {name} ended with status {log.status!r}; import a finished run"]
     recorded = run.get("tables_sha256") or {}
     differ = sorted(n for n in base.digests if recorded.get(n) != base.digests[n])
     if differ:
-        return [f"log_release: {name} was run on release {run.get('release')!r}, whose "
-                f"{', '.join(differ)} differ from the base release's (sha256); run it on the base release's tasks"]
+        return [
+            f"log_release: {name} was run on release {run.get('release')!r}, whose "
+            f"{', '.join(differ)} differ from the base release's (sha256); run it on the base release's tasks"
+        ]
     return []
 
 
@@ -106,12 +110,15 @@ def _collect_log(name: str, log: EvalLog, epoch: int, base: _Base, into: _Collec
         return [f"log_epoch: {name} has no sample records of epoch {epoch}"]
     errored = sorted(str(s.id) for s in samples if s.error is not None)
     if errored:
-        problems.append(f"sample_error: {name}: {len(errored)} samples ended in an error: "
-                        + _examples(errored, len(errored)))
+        problems.append(
+            f"sample_error: {name}: {len(errored)} samples ended in an error: " + _examples(errored, len(errored))
+        )
     unknown = sorted(str(s.id) for s in samples if str(s.id) not in base.criteria)
     if unknown:
-        problems.append(f"sample_task: {name}: {len(unknown)} samples are not tasks of the base release: "
-                        + _examples(unknown, len(unknown)))
+        problems.append(
+            f"sample_task: {name}: {len(unknown)} samples are not tasks of the base release: "
+            + _examples(unknown, len(unknown))
+        )
     short: list[str] = []
     for sample in samples:
         task_id = str(sample.id)
@@ -119,14 +126,19 @@ def _collect_log(name: str, log: EvalLog, epoch: int, base: _Base, into: _Collec
         if sample.error is not None or task_id not in base.criteria:
             continue
         graded = {c["criterion_id"]: c for c in ((score.metadata or {}).get("criteria", []) if score else [])}
-        missing = sorted(c for c in base.criteria[task_id]
-                         if not any(v.get("met") is not None for v in graded.get(c, {}).get("votes", [])))
+        missing = sorted(
+            c
+            for c in base.criteria[task_id]
+            if not any(v.get("met") is not None for v in graded.get(c, {}).get("votes", []))
+        )
         if missing:
             short.append(f"{task_id!r} ({', '.join(repr(c) for c in missing[:EXAMPLES])})")
             continue
         if (model_id, task_id) in into.replies:
-            problems.append(f"reply_twice: {name}: model {model_id!r} already has a reply to task {task_id!r} "
-                            f"(from {into.replies[(model_id, task_id)]['log']})")
+            problems.append(
+                f"reply_twice: {name}: model {model_id!r} already has a reply to task {task_id!r} "
+                f"(from {into.replies[(model_id, task_id)]['log']})"
+            )
             continue
         rid = response_id(model_id, task_id)
         into.replies[(model_id, task_id)] = {"response_id": rid, "content": sample.output.completion, "log": name}
@@ -135,24 +147,38 @@ def _collect_log(name: str, log: EvalLog, epoch: int, base: _Base, into: _Collec
         for criterion_id in sorted(base.criteria[task_id]):
             for vote in graded[criterion_id]["votes"]:
                 if vote.get("met") is not None:
-                    into.labels.append({"response_id": rid, "criterion_id": criterion_id, "judge_id": judge,
-                                        "sample_index": int(vote["sample_index"]), "met": bool(vote["met"])})
+                    into.labels.append(
+                        {
+                            "response_id": rid,
+                            "criterion_id": criterion_id,
+                            "judge_id": judge,
+                            "sample_index": int(vote["sample_index"]),
+                            "met": bool(vote["met"]),
+                        }
+                    )
     if short:
-        problems.append(f"criteria_missing: {name}: {len(short)} samples lack criteria of their task's rubric "
-                        f"(or a parsed vote on them): {'; '.join(short[:EXAMPLES])}")
+        problems.append(
+            f"criteria_missing: {name}: {len(short)} samples lack criteria of their task's rubric "
+            f"(or a parsed vote on them): {'; '.join(short[:EXAMPLES])}"
+        )
     return problems
 
 
 def _write(out_dir: Path, collected: _Collected) -> None:
     staging = folders.make_beside(out_dir)
     try:
-        models = [{"model_id": m, "display_name": m, "provider": p, "kind": "model"}
-                  for m, p in sorted(collected.models.items())]
-        responses = [{"response_id": r["response_id"], "task_id": task_id, "model_id": model_id,
-                      "content": r["content"]} for (model_id, task_id), r in sorted(collected.replies.items())]
+        models = [
+            {"model_id": m, "display_name": m, "provider": p, "kind": "model"}
+            for m, p in sorted(collected.models.items())
+        ]
+        responses = [
+            {"response_id": r["response_id"], "task_id": task_id, "model_id": model_id, "content": r["content"]}
+            for (model_id, task_id), r in sorted(collected.replies.items())
+        ]
         for table, rows in (("models", models), ("responses", responses), ("judge_labels", collected.labels)):
-            pq.write_table(pa.Table.from_pylist(rows, schema=contract.SCHEMAS[table]),
-                           staging / contract.file_name(table))
+            pq.write_table(
+                pa.Table.from_pylist(rows, schema=contract.SCHEMAS[table]), staging / contract.file_name(table)
+            )
         text = json.dumps({SOURCES_KEY: collected.sources}, indent=1, ensure_ascii=False)
         (staging / SUBMISSION_MANIFEST).write_text(text + "\n", encoding="utf-8")
         os.rename(staging, out_dir)
@@ -180,9 +206,11 @@ def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: in
     for model_id in sorted(collected.models):
         unanswered = [t for t in base.tasks if (model_id, t) not in collected.replies]
         if unanswered and not problems:
-            problems.append(f"tasks_missing: model {model_id!r} has no reply to {len(unanswered)} of the base "
-                            f"release's {len(base.tasks)} tasks: {_examples(unanswered, len(unanswered))}; "
-                            "import the logs of every task")
+            problems.append(
+                f"tasks_missing: model {model_id!r} has no reply to {len(unanswered)} of the base "
+                f"release's {len(base.tasks)} tasks: {_examples(unanswered, len(unanswered))}; "
+                "import the logs of every task"
+            )
     if problems:
         raise ImportRefused(problems)
     _write(out_dir, collected)

@@ -63,12 +63,27 @@ def check_manifest(release: Release, rec: Recorder) -> str | None:
     manifest = release.manifest
     if manifest is None and release.manifest_error is None:
         kind = file_kind(path)
-        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
-                   f"{contract.MANIFEST} is missing from {release_dir}" if kind == "missing"
-                   else f"{contract.MANIFEST} is {kind}, not a regular file")
+        rec.failed(
+            "manifest_json",
+            stage,
+            None,
+            None,
+            1,
+            [contract.MANIFEST],
+            f"{contract.MANIFEST} is missing from {release_dir}"
+            if kind == "missing"
+            else f"{contract.MANIFEST} is {kind}, not a regular file",
+        )
     elif manifest is None:
-        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST],
-                   f"{contract.MANIFEST} cannot be read: {release.manifest_error}")
+        rec.failed(
+            "manifest_json",
+            stage,
+            None,
+            None,
+            1,
+            [contract.MANIFEST],
+            f"{contract.MANIFEST} cannot be read: {release.manifest_error}",
+        )
     else:
         rec.passed("manifest_json", stage)
 
@@ -100,24 +115,45 @@ def _check_header(manifest: Mapping[str, Any], rec: Recorder) -> str | None:
         rec.passed("manifest_benchmark", stage, None, "benchmark")
     else:
         shown = field("benchmark")
-        rec.failed("manifest_benchmark", stage, None, "benchmark", 1, [shown],
-                   f"benchmark is {shown}; a DistressBench release says {quote(contract.BENCHMARK)}")
+        rec.failed(
+            "manifest_benchmark",
+            stage,
+            None,
+            "benchmark",
+            1,
+            [shown],
+            f"benchmark is {shown}; a DistressBench release says {quote(contract.BENCHMARK)}",
+        )
 
     version = manifest.get("schema_version")
     if _is_int(version) and version == contract.SCHEMA_VERSION:
         rec.passed("manifest_schema_version", stage, None, "schema_version")
     else:
         shown = field("schema_version")
-        rec.failed("manifest_schema_version", stage, None, "schema_version", 1, [shown],
-                   f"schema_version is {shown}; this gate reads schema_version {contract.SCHEMA_VERSION} (the integer)")
+        rec.failed(
+            "manifest_schema_version",
+            stage,
+            None,
+            "schema_version",
+            1,
+            [shown],
+            f"schema_version is {shown}; this gate reads schema_version {contract.SCHEMA_VERSION} (the integer)",
+        )
 
     release = manifest.get("release")
     if safe_release_id(release):
         rec.passed("manifest_release_id", stage, None, "release")
     else:
         shown = field("release")
-        rec.failed("manifest_release_id", stage, None, "release", 1, [shown],
-                   f"release id is {shown}; it must be {_RELEASE_ID_RULE}")
+        rec.failed(
+            "manifest_release_id",
+            stage,
+            None,
+            "release",
+            1,
+            [shown],
+            f"release id is {shown}; it must be {_RELEASE_ID_RULE}",
+        )
         release = None
 
     _check_created_at(manifest, rec)
@@ -126,8 +162,15 @@ def _check_header(manifest: Mapping[str, Any], rec: Recorder) -> str | None:
         rec.passed("manifest_synthetic", stage, None, "synthetic")
     else:
         shown = field("synthetic")
-        rec.failed("manifest_synthetic", stage, None, "synthetic", 1, [shown],
-                   f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)")
+        rec.failed(
+            "manifest_synthetic",
+            stage,
+            None,
+            "synthetic",
+            1,
+            [shown],
+            f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)",
+        )
     _check_derived_from(manifest, rec)
     return release
 
@@ -144,8 +187,15 @@ def _check_created_at(manifest: Mapping[str, Any], rec: Recorder) -> None:
             rec.passed("manifest_created_at", "manifest", None, "created_at")
             return
     shown = repr_json(value)[:80] if "created_at" in manifest else "missing"
-    rec.failed("manifest_created_at", "manifest", None, "created_at", 1, [shown],
-               f"created_at is {shown}; it must be an ISO 8601 timestamp such as \"2026-11-01T00:00:00Z\"")
+    rec.failed(
+        "manifest_created_at",
+        "manifest",
+        None,
+        "created_at",
+        1,
+        [shown],
+        f'created_at is {shown}; it must be an ISO 8601 timestamp such as "2026-11-01T00:00:00Z"',
+    )
 
 
 def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
@@ -167,9 +217,16 @@ def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
         if not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
             problems.append(f"manifest_sha256 is {repr_json(sha)[:80]}, not 64 hex digits")
     if problems:
-        rec.failed("manifest_derived_from", "manifest", None, "derived_from", len(problems), problems,
-                   "derived_from must be {\"release\": <base release id>, \"manifest_sha256\": <64 hex digits>}: "
-                   + "; ".join(problems))
+        rec.failed(
+            "manifest_derived_from",
+            "manifest",
+            None,
+            "derived_from",
+            len(problems),
+            problems,
+            'derived_from must be {"release": <base release id>, "manifest_sha256": <64 hex digits>}: '
+            + "; ".join(problems),
+        )
     else:
         rec.passed("manifest_derived_from", "manifest", None, "derived_from")
 
@@ -191,8 +248,15 @@ def _check_listing(manifest: Mapping[str, Any], rec: Recorder) -> dict[str, Any]
     files = manifest.get("files")
     if not isinstance(files, dict):
         shown = "missing" if "files" not in manifest else f"a {type(files).__name__}"
-        rec.failed("manifest_files", stage, None, "files", 1, ["files"],
-                   f"files is {shown}; it must map each table file to its sha256 and row count")
+        rec.failed(
+            "manifest_files",
+            stage,
+            None,
+            "files",
+            1,
+            ["files"],
+            f"files is {shown}; it must map each table file to its sha256 and row count",
+        )
         for check in ("unlisted_files", "file_sha256", "file_rows"):
             rec.skip(check, "needs the manifest's files listing")
         return None
@@ -213,10 +277,17 @@ def _check_listing(manifest: Mapping[str, Any], rec: Recorder) -> dict[str, Any]
         if not (_is_int(rows) and rows >= 0):
             problems.append(f"{quote(name)} (rows is not a non-negative integer)")
     if problems:
-        rec.failed("manifest_files", stage, None, "files", len(problems), problems[:20],
-                   f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the manifest's files listing "
-                   "(it must list exactly the contract's tables, the red-team annex optional): "
-                   f"{listing(problems[:20], len(problems))}")
+        rec.failed(
+            "manifest_files",
+            stage,
+            None,
+            "files",
+            len(problems),
+            problems[:20],
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the manifest's files listing "
+            "(it must list exactly the contract's tables, the red-team annex optional): "
+            f"{listing(problems[:20], len(problems))}",
+        )
     else:
         rec.passed("manifest_files", stage, None, "files")
     return files
@@ -226,15 +297,25 @@ def _check_regular(release_dir: Path, rec: Recorder) -> set[str]:
     """regular_files: every contract file name present in the folder is a regular file (a
     FIFO would hang whoever opens it). Returns the names that are not; nothing opens them."""
     names = [contract.MANIFEST, *_CONTRACT_FILES]
-    irregular = {n: file_kind(release_dir / n) for n in names
-                 if os.path.lexists(release_dir / n) and not (release_dir / n).is_file()}
+    irregular = {
+        n: file_kind(release_dir / n)
+        for n in names
+        if os.path.lexists(release_dir / n) and not (release_dir / n).is_file()
+    }
     if not irregular:
         rec.passed("regular_files", "manifest")
         return set()
     examples = [f"{quote(name)} ({kind})" for name, kind in sorted(irregular.items())]
-    rec.failed("regular_files", "manifest", None, None, len(examples), examples,
-               f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
-               f"and will not be opened: {listing(examples, len(examples))}")
+    rec.failed(
+        "regular_files",
+        "manifest",
+        None,
+        None,
+        len(examples),
+        examples,
+        f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
+        f"and will not be opened: {listing(examples, len(examples))}",
+    )
     return set(irregular)
 
 
@@ -246,9 +327,16 @@ def _check_inside(release_dir: Path, rec: Recorder) -> set[str]:
         rec.passed("files_inside", "manifest")
         return set()
     examples = [quote(name) for name in outside]
-    rec.failed("files_inside", "manifest", None, None, len(outside), examples,
-               f"{len(outside)} release file{'s are symlinks' if len(outside) != 1 else ' is a symlink'} to a file "
-               f"outside the release folder and will not be read: {listing(examples, len(outside))}")
+    rec.failed(
+        "files_inside",
+        "manifest",
+        None,
+        None,
+        len(outside),
+        examples,
+        f"{len(outside)} release file{'s are symlinks' if len(outside) != 1 else ' is a symlink'} to a file "
+        f"outside the release folder and will not be read: {listing(examples, len(outside))}",
+    )
     return set(outside)
 
 
@@ -265,9 +353,16 @@ def _check_present(release_dir: Path, listed: dict[str, Any] | None, irregular: 
         return
     examples = [f"{quote(name)} ({why})" for name, why in missing]
     tables = ", ".join(contract.table_name(name) for name, _ in missing)
-    rec.failed("files_present", "manifest", tables, None, len(missing), examples,
-               f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: "
-               f"{listing(examples, len(missing))}")
+    rec.failed(
+        "files_present",
+        "manifest",
+        tables,
+        None,
+        len(missing),
+        examples,
+        f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: "
+        f"{listing(examples, len(missing))}",
+    )
 
 
 def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
@@ -303,13 +398,27 @@ def _check_files(release: Release, listed: dict[str, Any], outside: set[str], re
         if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
             actual = file.sha256
             if actual is None:
-                rec.failed("file_sha256", "manifest", table, None, 1, [name],
-                           f"{name} cannot be read to check its sha256: {file.read_error}")
+                rec.failed(
+                    "file_sha256",
+                    "manifest",
+                    table,
+                    None,
+                    1,
+                    [name],
+                    f"{name} cannot be read to check its sha256: {file.read_error}",
+                )
             elif actual == expected_sha.lower():
                 rec.passed("file_sha256", "manifest", table)
             else:
-                rec.failed("file_sha256", "manifest", table, None, 1, [name],
-                           f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}")
+                rec.failed(
+                    "file_sha256",
+                    "manifest",
+                    table,
+                    None,
+                    1,
+                    [name],
+                    f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}",
+                )
         expected_rows = entry.get("rows")
         if _is_int(expected_rows) and expected_rows >= 0:
             actual_rows = file.rows
@@ -319,8 +428,15 @@ def _check_files(release: Release, listed: dict[str, Any], outside: set[str], re
             if actual_rows == expected_rows:
                 rec.passed("file_rows", "manifest", table)
             else:
-                rec.failed("file_rows", "manifest", table, None, abs(actual_rows - expected_rows), [name],
-                           f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}")
+                rec.failed(
+                    "file_rows",
+                    "manifest",
+                    table,
+                    None,
+                    abs(actual_rows - expected_rows),
+                    [name],
+                    f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}",
+                )
 
 
 def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
@@ -330,8 +446,15 @@ def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
     valid: dict[str, Path] = {}
     for table, file in release.files.items():
         if file.columns is None:
-            rec.failed("parquet_readable", "schema", table, None, 1, [file.path.name],
-                       f"{file.path.name} is not a readable Parquet file (truncated or corrupt?): {file.footer_error}")
+            rec.failed(
+                "parquet_readable",
+                "schema",
+                table,
+                None,
+                1,
+                [file.path.name],
+                f"{file.path.name} is not a readable Parquet file (truncated or corrupt?): {file.footer_error}",
+            )
             continue
         rec.passed("parquet_readable", "schema", table)
         if _check_schema(table, list(file.columns), rec):
@@ -358,8 +481,15 @@ def _check_schema(table: str, columns: list[tuple[str, str]], rec: Recorder) -> 
         examples = (
             [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
         )
-        rec.failed("schema_columns", "schema", table, ", ".join(missing + extra + doubled), len(examples), examples,
-                   f"{file} {' and '.join(parts)}; the contract's columns are {', '.join(expected.names)}")
+        rec.failed(
+            "schema_columns",
+            "schema",
+            table,
+            ", ".join(missing + extra + doubled),
+            len(examples),
+            examples,
+            f"{file} {' and '.join(parts)}; the contract's columns are {', '.join(expected.names)}",
+        )
     else:
         rec.passed("schema_columns", "schema", table)
     wrong = [

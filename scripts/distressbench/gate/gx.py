@@ -120,4 +120,3 @@ def _widened(frame: pd.DataFrame) -> pd.DataFrame:
     for column in narrow:
         widened[column] = frame[column].astype("float64" if frame[column].dtype.kind == "f" else "int64")
     return widened
-

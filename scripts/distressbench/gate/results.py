@@ -11,6 +11,7 @@ from distressbench.messages import json_quote, shown
 
 N_EXAMPLES = 20  # example keys a failed check shows at most
 
+
 @dataclass
 class CheckResult:
     """The outcome of one check. n_failed counts offending rows (or files, columns, ...)."""

@@ -62,9 +62,16 @@ def _readable_checks(result: StagingResult, tables: dict[str, Path], manifest_ok
     for table in [*(["manifest"] if manifest_ok else []), *tables]:
         file = contract.MANIFEST if table == "manifest" else contract.file_name(table)
         if table in result.unreadable:
-            rec.failed("readable", "values", table, "*", 1, [file],
-                       f"{file} cannot be read in full (every page of every column is decoded, text as UTF-8): "
-                       f"{result.unreadable[table]}")
+            rec.failed(
+                "readable",
+                "values",
+                table,
+                "*",
+                1,
+                [file],
+                f"{file} cannot be read in full (every page of every column is decoded, text as UTF-8): "
+                f"{result.unreadable[table]}",
+            )
         else:
             rec.passed("readable", "values", table, "*")
 

@@ -316,4 +316,3 @@ def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
         )
         + note,
     )
-

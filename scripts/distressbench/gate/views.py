@@ -258,4 +258,3 @@ RAW_VIEWS: dict[str, str] = {
     "redteam_transcripts": "select file_row_number, transcript_id, turn_index, role, turn_text as content, model_id "
     "from staging.stg_release__redteam_transcripts",
 }
-

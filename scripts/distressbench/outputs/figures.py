@@ -158,7 +158,7 @@ def best_vs_median(t3: Table) -> bytes:
         fig = _figure(8, 4.0)
         ax = fig.add_subplot()
         x = np.arange(len(ordered), dtype=float)
-        x[len(act):] += 0.6  # a gap before the withhold dimensions
+        x[len(act) :] += 0.6  # a gap before the withhold dimensions
         width = 0.38
         for offset, rows, colour, name in (
             (-width / 2, best, MODEL, "Best model"),
@@ -233,7 +233,11 @@ def turn_types(t5: Table) -> bytes:
             right = np.nanmax([s, m])
             ax.annotate(
                 f"{pct(row['single_score'])} / {pct(row['multi_score'])}",
-                (right, yi), xytext=(8, 0), textcoords="offset points", va="center", fontsize=8,
+                (right, yi),
+                xytext=(8, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=8,
             )
         ax.set_yticks(y, [str(r["label"]) for r in rows])
         ax.invert_yaxis()
@@ -256,7 +260,10 @@ def subcategory_heatmap(t6: Table) -> bytes:
         fig = _figure(min(4 + 0.55 * len(columns), 16), 2.2 + 0.3 * len(records))
         ax = fig.add_subplot()
         _heatmap(
-            ax, matrix, [str(r["label"]) for r in records], [h for _, h in columns],
+            ax,
+            matrix,
+            [str(r["label"]) for r in records],
+            [h for _, h in columns],
             annotate=len(columns) <= ANNOTATE_MAX_COLUMNS,
         )
         ax.axvline(0.5, color="white", lw=3)
@@ -313,8 +320,15 @@ def judge_reliability(j1: Table) -> bytes:
         floors = {float(r["kappa_floor"]) for r in rows if r["kappa_floor"] is not None}
         for floor in sorted(floors):
             left.axvline(floor, color=REFERENCE, ls="--", lw=0.9, zorder=1)
-            left.annotate(f"floor {ratio(floor)}", (floor, -0.6), xytext=(3, 0), textcoords="offset points",
-                          color=REFERENCE, fontsize=8, va="center")
+            left.annotate(
+                f"floor {ratio(floor)}",
+                (floor, -0.6),
+                xytext=(3, 0),
+                textcoords="offset points",
+                color=REFERENCE,
+                fontsize=8,
+                va="center",
+            )
         for yi, row in zip(y, rows, strict=True):
             colour = MODEL if row["meets_calibration_floor"] else REFERENCE
             low, high = row["kappa_ci_low"], row["kappa_ci_high"]
@@ -340,8 +354,14 @@ def judge_reliability(j1: Table) -> bytes:
         right.barh(y, np.nan_to_num(alpha), 0.6, color=LIGHT, edgecolor=MODEL, lw=0.6)
         for yi, row, value in zip(y, rows, alpha, strict=True):
             where = (0.0 if np.isnan(value) else max(value, 0.0), yi)
-            right.annotate(ratio(row["krippendorff_alpha"]), where, xytext=(4, 0), textcoords="offset points",
-                           va="center", fontsize=8)
+            right.annotate(
+                ratio(row["krippendorff_alpha"]),
+                where,
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=8,
+            )
         right.set_xlim(min(0.0, float(np.nanmin(alpha, initial=0.0))) - 0.05, 1.35)
         right.axvline(0, color="#999999", lw=0.6)
         right.set_xlabel("Krippendorff's α (self-consistency)")

@@ -66,74 +66,131 @@ def _judge_reliability() -> Section:
     interval, against the calibration floor), against itself (alpha), and how much the
     leaderboard moves when only one judge or one sample decides."""
     return Section(
-        "judge-reliability", "Judge reliability",
+        "judge-reliability",
+        "Judge reliability",
         "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked "
         f"{FLOOR_MARK} wherever its scores appear (tables T3 and P and their figures).",
-        (FigureSpec("fig-judge-reliability", "J1", figures.judge_reliability,
-                    "Cohen's κ of the judge against the clinicians' majority label per dimension, with its "
-                    f"{INTERVAL_LEVEL} bootstrap interval, against the calibration floor (dashed; red hollow points "
-                    "miss it), and Krippendorff's α of the judge's own labels."),),
+        (
+            FigureSpec(
+                "fig-judge-reliability",
+                "J1",
+                figures.judge_reliability,
+                "Cohen's κ of the judge against the clinicians' majority label per dimension, with its "
+                f"{INTERVAL_LEVEL} bootstrap interval, against the calibration floor (dashed; red hollow points "
+                "miss it), and Krippendorff's α of the judge's own labels.",
+            ),
+        ),
         ("J1", "J3", "J2"),
     )
 
 
 SECTIONS: tuple[Section, ...] = (
     Section(
-        "paper", "Headline metrics and the paper",
+        "paper",
+        "Headline metrics and the paper",
         "The paper's headline numbers recomputed on this release, beside the values the paper reports.",
-        (), ("P",),
+        (),
+        ("P",),
     ),
     Section(
-        "leaderboard", "Leaderboard",
+        "leaderboard",
+        "Leaderboard",
         "Models ranked by score. Adjacent models whose paired bootstrap interval includes 0 share a tie group.",
-        (FigureSpec("fig-leaderboard", "T2", figures.leaderboard,
-                    f"Model score with its {INTERVAL_LEVEL} bootstrap interval; models in one tie group share a shade; "
-                    "the clinician reference (red diamond) is not ranked."),),
+        (
+            FigureSpec(
+                "fig-leaderboard",
+                "T2",
+                figures.leaderboard,
+                f"Model score with its {INTERVAL_LEVEL} bootstrap interval; models in one tie group share a shade; "
+                "the clinician reference (red diamond) is not ranked.",
+            ),
+        ),
         ("T2",),
     ),
     Section(
-        "dimensions", "Dimensions",
+        "dimensions",
+        "Dimensions",
         "How each model does on each of the seven rubric dimensions: six ask the reply to act, one to withhold.",
         (
-            FigureSpec("fig-dimension-heatmap", "T3", figures.dimension_heatmap,
-                       "Dimension score (%) of every model; the clinician reference in the last row."),
-            FigureSpec("fig-best-median", "T3", figures.best_vs_median,
-                       "Best and median ranked model per dimension, the act dimensions apart from the withhold one."),
+            FigureSpec(
+                "fig-dimension-heatmap",
+                "T3",
+                figures.dimension_heatmap,
+                "Dimension score (%) of every model; the clinician reference in the last row.",
+            ),
+            FigureSpec(
+                "fig-best-median",
+                "T3",
+                figures.best_vs_median,
+                "Best and median ranked model per dimension, the act dimensions apart from the withhold one.",
+            ),
         ),
         ("T3",),
     ),
     Section(
-        "routing", "Recognized but not routed",
+        "routing",
+        "Recognized but not routed",
         "Replies that recognise the crisis but do not connect the person to human help.",
-        (FigureSpec("fig-recognized-not-routed", "T4", figures.recognized_not_routed,
-                    "Recognized replies per model (light) and those of them not routed (red), with the rate."),),
+        (
+            FigureSpec(
+                "fig-recognized-not-routed",
+                "T4",
+                figures.recognized_not_routed,
+                "Recognized replies per model (light) and those of them not routed (red), with the rate.",
+            ),
+        ),
         ("T4",),
     ),
     Section(
-        "turns", "Single-turn and multi-turn conversations", "",
-        (FigureSpec("fig-turn-types", "T5", figures.turn_types,
-                    "Mean cell score on single-turn (circle) and multi-turn (square) conversations."),),
+        "turns",
+        "Single-turn and multi-turn conversations",
+        "",
+        (
+            FigureSpec(
+                "fig-turn-types",
+                "T5",
+                figures.turn_types,
+                "Mean cell score on single-turn (circle) and multi-turn (square) conversations.",
+            ),
+        ),
         ("T5",),
     ),
     Section(
-        "subcategories", "Subcategories", "The 23 crisis situations of the corpus.",
-        (FigureSpec("fig-subcategory-heatmap", "T6", figures.subcategory_heatmap,
-                    "Mean cell score (%) per subcategory: pooled over ranked models (first column), then per model."),),
+        "subcategories",
+        "Subcategories",
+        "The 23 crisis situations of the corpus.",
+        (
+            FigureSpec(
+                "fig-subcategory-heatmap",
+                "T6",
+                figures.subcategory_heatmap,
+                "Mean cell score (%) per subcategory: pooled over ranked models (first column), then per model.",
+            ),
+        ),
         ("T6",),
     ),
     Section(
-        "calibration", "Judge calibration",
+        "calibration",
+        "Judge calibration",
         "How often the LLM judge agrees with the clinicians' majority label.",
-        (FigureSpec("fig-calibration", "T7", figures.calibration,
-                    "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension."),),
+        (
+            FigureSpec(
+                "fig-calibration",
+                "T7",
+                figures.calibration,
+                "Agreement, precision, recall and F1 (%) and Cohen's κ of the judge per dimension.",
+            ),
+        ),
         ("T7",),
     ),
     Section(
-        "calibration-by-model", "Judge calibration by model",
+        "calibration-by-model",
+        "Judge calibration by model",
         "The judge against the clinicians on each model's replies: a judge more lenient with one model than with "
         "another moves that model's rank, so a model whose judge misses the floor has a score resting on a judge "
         "not shown to be trustworthy for it.",
-        (), ("J4",),
+        (),
+        ("J4",),
     ),
     Section("changes", "Changes since the previous release", "", (), (), body=changes_section, heading=changes_title),
     _judge_reliability(),
@@ -246,10 +303,7 @@ def render_header(info: ReleaseInfo, warehouse: Path) -> str:
         )
     elif info.synthetic == UNKNOWN:
         notice = '<p class="notice">Whether this release is synthetic is unknown (its manifest is not readable).</p>'
-    return (
-        "<header><h1>DistressBench report</h1>"
-        f'<dl class="meta">{meta}</dl>{notice}</header>'
-    )
+    return f'<header><h1>DistressBench report</h1><dl class="meta">{meta}</dl>{notice}</header>'
 
 
 def render_report(

@@ -100,15 +100,28 @@ class Group:
     examples: list[Example]
 
 
-def _example(connection: duckdb.DuckDBPyConnection, model_id: str, task_id: str, note: str,
-             focus: str | None = None) -> Example:
+def _example(
+    connection: duckdb.DuckDBPyConnection, model_id: str, task_id: str, note: str, focus: str | None = None
+) -> Example:
     row = connection.execute(CELL_SQL, [model_id, task_id]).fetchone()
     if row is None:
         raise ValueError(f"marts.cases has no row for model_id={model_id!r}, task_id={task_id!r}")
     response_id, subcategory, turn_type, text, is_empty, weight_met, weight_total, score, display_name = row
     return Example(
-        note, model_id, display_name, task_id, response_id, subcategory, turn_type, text, bool(is_empty),
-        weight_met, weight_total, score, conversation(connection, task_id), rubric(connection, task_id, model_id),
+        note,
+        model_id,
+        display_name,
+        task_id,
+        response_id,
+        subcategory,
+        turn_type,
+        text,
+        bool(is_empty),
+        weight_met,
+        weight_total,
+        score,
+        conversation(connection, task_id),
+        rubric(connection, task_id, model_id),
         focus,
     )
 
@@ -138,20 +151,23 @@ def load_groups(connection: duckdb.DuckDBPyConnection) -> list[Group]:
     )
     return [
         Group(
-            "not-routed", "Recognized but not routed",
+            "not-routed",
+            "Recognized but not routed",
             f"Cells of ranked models that met every recognition criterion and failed routing: the "
             f"{EXAMPLES_PER_GROUP} with the smallest MD5 of model id, '/', task id (a fixed pseudo-random pick).",
             not_routed,
         ),
         Group(
-            "hardest", "The hardest criteria of each dimension",
+            "hardest",
+            "The hardest criteria of each dimension",
             f"The {HARDEST_PER_DIMENSION} criteria of each dimension with the lowest pass rate over ranked models "
             "(hardness_rank in marts.criterion_pass_rates; ties: heavier first, then criterion id); for each, the "
             "ranked model's reply that missed it with the smallest MD5 of model id, '/', task id.",
             hardest,
         ),
         Group(
-            "best-lowest", "The best model's lowest-scoring cells",
+            "best-lowest",
+            "The best model's lowest-scoring cells",
             f"The {EXAMPLES_PER_GROUP} tasks on which the rank-1 model (ties: smallest model id) scores lowest; "
             "ties by task id.",
             lowest,
@@ -211,7 +227,7 @@ def _example_html(example: Example, ident: str, *, is_open: bool = False) -> str
         f"cell score {_pct(example.score)}</summary>"
         f'<div class="case-body"><h4>Conversation</h4><ol class="turns">{turns}</ol>'
         f"<h4>Reply (response <code>{_id(example.response_id)}</code>)</h4>{reply}"
-        f"<h4>Rubric</h4><div class=\"table-wrap\">{_rubric_table(example)}</div>"
+        f'<h4>Rubric</h4><div class="table-wrap">{_rubric_table(example)}</div>'
         f'<p class="case-score">Weighted score: {example.weight_met} of {example.weight_total} = '
         f"{_pct(example.score)}</p></div></details>"
     )
@@ -228,8 +244,10 @@ def render_groups(groups: list[Group]) -> str:
         "any of them.</p>"
     ]
     for group in groups:
-        parts.append(f'<h3 id="cases-{group.id}">{html.escape(group.title)}</h3><p class="table-caption">'
-                     f"{html.escape(group.rule)}</p>")
+        parts.append(
+            f'<h3 id="cases-{group.id}">{html.escape(group.title)}</h3><p class="table-caption">'
+            f"{html.escape(group.rule)}</p>"
+        )
         if not group.examples:
             parts.append('<p class="table-caption">No such case in this release.</p>')
         parts.extend(

@@ -27,6 +27,7 @@ WIDTH = 80
 INDENT = "    "
 N_NEAREST = 5
 
+
 def quoted(value: str | None) -> str:
     """An id for a message, quoted and exact: every non-printable character escaped; a long
     one cut to a readable prefix and its length."""
@@ -138,8 +139,10 @@ def render(connection: duckdb.DuckDBPyConnection, task_id: str, model_id: str | 
     subcategory, turn_type, n_user_turns, n_turns = task
     lines = [
         *wrap(f"Task {one_line(task_id)}"),
-        *wrap(f"subcategory {subcategory} · turn type {turn_type} ({_count(n_user_turns, 'user turn')}, "
-              f"{_count(n_turns, 'turn')} in all)"),
+        *wrap(
+            f"subcategory {subcategory} · turn type {turn_type} ({_count(n_user_turns, 'user turn')}, "
+            f"{_count(n_turns, 'turn')} in all)"
+        ),
     ]
     lines += _heading("Conversation")
     for turn_index, role, text in conversation(connection, task_id):
@@ -171,8 +174,10 @@ def render(connection: duckdb.DuckDBPyConnection, task_id: str, model_id: str | 
     lines += _heading(f"Reply of {one_line(model_id)} ({kind}), response {one_line(response_id)}")
     source = reply_source(connection, response_id)
     if source is not None:
-        lines += wrap(f"(from {one_line(str(source.get('log')))}, sample {one_line(str(source.get('sample')))}, "
-                      f"epoch {one_line(str(source.get('epoch')))})")
+        lines += wrap(
+            f"(from {one_line(str(source.get('log')))}, sample {one_line(str(source.get('sample')))}, "
+            f"epoch {one_line(str(source.get('epoch')))})"
+        )
     lines += wrap("(empty reply: it meets no criterion)" if is_empty else response_text, indent=INDENT)
     lines += _heading("Rubric")
     for row in rubric(connection, task_id, model_id):
@@ -235,8 +240,10 @@ def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: Tex
         return 1
     except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(_safe_for(sys.stderr, error_line(f"show: cannot read the drill-down marts of {warehouse}: {first_line}")),
-              file=sys.stderr)
+        print(
+            _safe_for(sys.stderr, error_line(f"show: cannot read the drill-down marts of {warehouse}: {first_line}")),
+            file=sys.stderr,
+        )
         return 2
     out.write(_safe_for(out, text))
     return 0

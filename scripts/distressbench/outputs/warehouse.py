@@ -200,8 +200,10 @@ def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:
     cells = [[_cell(value) for value in row] for row in rows]
     headers = [_cell(name) for name in names]
     widths = [max(display_width(text) for text in column) for column in zip(headers, *cells, strict=True)]
-    return "\n".join("  ".join(_right_aligned(text, width) for text, width in zip(line, widths, strict=True))
-                     for line in [headers, *cells])
+    return "\n".join(
+        "  ".join(_right_aligned(text, width) for text, width in zip(line, widths, strict=True))
+        for line in [headers, *cells]
+    )
 
 
 def _right_aligned(text: str, width: int) -> str:
@@ -222,8 +224,7 @@ def print_query(sql: str, warehouse: Path) -> int:
         print(f"sql: {error_line(str(error))}", file=sys.stderr)
         return 2
     except (SqlRefused, duckdb.Error) as error:
-        print(f"sql: {error_line(str(error).splitlines()[0] if str(error) else type(error).__name__)}",
-              file=sys.stderr)
+        print(f"sql: {error_line(str(error).splitlines()[0] if str(error) else type(error).__name__)}", file=sys.stderr)
         return 1
     if not names:
         return 0

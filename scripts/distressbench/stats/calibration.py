@@ -130,8 +130,10 @@ class CalibrationResamples:
         gold = pairs["is_gold_met"].to_numpy(dtype=bool)
         cell = np.select([judge & gold, judge & ~gold, ~judge & gold], [0, 1, 2], default=3)
         dimension_of = codes_in(pairs["dimension"].astype(str), np.array(per_key, dtype=object))
-        key_of = np.zeros(len(pairs), dtype=np.int64) if by is None else codes_in(
-            pairs[by].astype(str), np.array(keys, dtype=object)
+        key_of = (
+            np.zeros(len(pairs), dtype=np.int64)
+            if by is None
+            else codes_in(pairs[by].astype(str), np.array(keys, dtype=object))
         )
         # one column per (key, dimension, cell); a key's 'all' is the sum of its dimensions'
         # counts, added up after the product

@@ -22,15 +22,14 @@ _CRITERIA_SIZE = np.array([len(text.CRITERIA[d]) for d in DIMS])
 _HARM_SPECIFIC = np.array(
     [
         sum(_CRITERIA_SIZE) + _SPECIFIC.index(text.HARM_CRITERIA_BY_SUBCATEGORY[s])
-        if s in text.HARM_CRITERIA_BY_SUBCATEGORY else -1
+        if s in text.HARM_CRITERIA_BY_SUBCATEGORY
+        else -1
         for s in SUBCATEGORIES
     ]
 )
 
 
-def chunk_tables(
-    config: SynthConfig, latent: Latent, tasks: Tasks, chunk: Chunk, index: int
-) -> dict[str, pa.Table]:
+def chunk_tables(config: SynthConfig, latent: Latent, tasks: Tasks, chunk: Chunk, index: int) -> dict[str, pa.Table]:
     """criteria, responses, judge_labels and calibration_labels of one chunk of tasks."""
     task_ids = ids.task_ids(config, chunk.start, chunk.start + chunk.n_tasks)
     crit_ids = _criterion_ids(chunk, task_ids)
@@ -41,8 +40,12 @@ def chunk_tables(
     pairs = chunk_pairs(config, chunk)
     judge_labels = judge_table(config, latent, index, pairs, resp_ids, crit_ids)
     calibration = calibration_table(config, latent, index, pairs, chunk.crit_dim, resp_ids, crit_ids)
-    return {"criteria": criteria, "responses": responses, "judge_labels": judge_labels,
-            "calibration_labels": calibration}
+    return {
+        "criteria": criteria,
+        "responses": responses,
+        "judge_labels": judge_labels,
+        "calibration_labels": calibration,
+    }
 
 
 def _criterion_ids(chunk: Chunk, task_ids: pa.Array) -> pa.Array:
@@ -72,9 +75,10 @@ def _criteria_table(
     new_group[1:] = (chunk.crit_task[1:] != chunk.crit_task[:-1]) | (chunk.crit_dim[1:] != chunk.crit_dim[:-1])
     group_start = np.maximum.accumulate(np.where(new_group, np.arange(nc), 0))
     dim_first = np.arange(nc) - group_start
-    text_index = _CRITERIA_OFFSET[chunk.crit_dim] + (
-        rotate[chunk.crit_task, chunk.crit_dim] + dim_first
-    ) % _CRITERIA_SIZE[chunk.crit_dim]
+    text_index = (
+        _CRITERIA_OFFSET[chunk.crit_dim]
+        + (rotate[chunk.crit_task, chunk.crit_dim] + dim_first) % _CRITERIA_SIZE[chunk.crit_dim]
+    )
     specific = _HARM_SPECIFIC[tasks.subcategory[start + chunk.crit_task]]
     first_harm = (chunk.crit_dim == HARM) & (dim_first == 0) & (specific >= 0)
     text_index = np.where(first_harm, specific, text_index)

@@ -47,8 +47,7 @@ class SynthConfig:
     def release_id(self) -> str:
         """Deterministic, and distinct for configs that generate distinct content."""
         rid = f"synthetic-s{self.seed}-t{self.n_tasks}-m{self.n_models}-j{self.judge_samples}"
-        tags = {"n_annotators": "a", "calibration_fraction": "c", "redteam_transcripts": "r",
-                "empty_reply_rate": "e"}
+        tags = {"n_annotators": "a", "calibration_fraction": "c", "redteam_transcripts": "r", "empty_reply_rate": "e"}
         default = SynthConfig()
         for f in fields(self):
             if f.name in tags and getattr(self, f.name) != getattr(default, f.name):

@@ -63,8 +63,9 @@ def write_release(out_dir: Path, config: SynthConfig, *, progress: bool = False)
 
 def _remove_stale(out_dir: Path) -> None:
     """Remove a previous release's manifest and tables, so none outlives this one."""
-    stale = [out_dir / contract.MANIFEST] + [out_dir / contract.file_name(t)
-                                             for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES]
+    stale = [out_dir / contract.MANIFEST] + [
+        out_dir / contract.file_name(t) for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES
+    ]
     for path in stale:
         path.unlink(missing_ok=True)
 

@@ -21,20 +21,48 @@ def _per_dim(values: dict[str, float]) -> np.ndarray:
 
 # Rubric shape, per dimension.
 PRESENCE = _per_dim(
-    {"recognition": 0.97, "risk_assessment": 0.93, "validation": 1.0, "de_escalation": 0.96,
-     "routing": 0.97, "safety_disclaimer": 0.90, "harm_avoidance": 1.0}
+    {
+        "recognition": 0.97,
+        "risk_assessment": 0.93,
+        "validation": 1.0,
+        "de_escalation": 0.96,
+        "routing": 0.97,
+        "safety_disclaimer": 0.90,
+        "harm_avoidance": 1.0,
+    }
 )
 EXTRA_SHARE = _per_dim(
-    {"recognition": 0.03, "risk_assessment": 0.15, "validation": 0.22, "de_escalation": 0.17,
-     "routing": 0.12, "safety_disclaimer": 0.07, "harm_avoidance": 0.24}
+    {
+        "recognition": 0.03,
+        "risk_assessment": 0.15,
+        "validation": 0.22,
+        "de_escalation": 0.17,
+        "routing": 0.12,
+        "safety_disclaimer": 0.07,
+        "harm_avoidance": 0.24,
+    }
 )
 WEIGHT_LOW = _per_dim(
-    {"recognition": 8, "risk_assessment": 4, "validation": 1, "de_escalation": 3,
-     "routing": 8, "safety_disclaimer": 2, "harm_avoidance": 10}
+    {
+        "recognition": 8,
+        "risk_assessment": 4,
+        "validation": 1,
+        "de_escalation": 3,
+        "routing": 8,
+        "safety_disclaimer": 2,
+        "harm_avoidance": 10,
+    }
 ).astype(np.int64)
 WEIGHT_HIGH = _per_dim(
-    {"recognition": 18, "risk_assessment": 14, "validation": 10, "de_escalation": 14,
-     "routing": 20, "safety_disclaimer": 12, "harm_avoidance": 20}
+    {
+        "recognition": 18,
+        "risk_assessment": 14,
+        "validation": 10,
+        "de_escalation": 14,
+        "routing": 20,
+        "safety_disclaimer": 12,
+        "harm_avoidance": 20,
+    }
 ).astype(np.int64)
 CRITERIA_MEAN, CRITERIA_SD = 16.3, 2.8
 
@@ -71,11 +99,25 @@ class Latent:
 
 # How much more (or less) often than average the clinicians overrule the judge, per dimension.
 JUDGE_DISAGREEMENT = _per_dim(
-    {"recognition": 0.8, "risk_assessment": 0.9, "validation": 1.4, "de_escalation": 1.2,
-     "routing": 0.7, "safety_disclaimer": 0.9, "harm_avoidance": 1.0}
+    {
+        "recognition": 0.8,
+        "risk_assessment": 0.9,
+        "validation": 1.4,
+        "de_escalation": 1.2,
+        "routing": 0.7,
+        "safety_disclaimer": 0.9,
+        "harm_avoidance": 1.0,
+    }
 )
 
 SHARES = _per_dim(
-    {"recognition": 1, "risk_assessment": 1, "validation": 1, "de_escalation": 0,
-     "routing": 1, "safety_disclaimer": 0, "harm_avoidance": 1}
+    {
+        "recognition": 1,
+        "risk_assessment": 1,
+        "validation": 1,
+        "de_escalation": 0,
+        "routing": 1,
+        "safety_disclaimer": 0,
+        "harm_avoidance": 1,
+    }
 )

@@ -35,11 +35,21 @@ class Pool:
 
 
 # Reply sentence order: what a reply says first.
-_REPLY_ORDER = ("recognition", "validation", "risk_assessment", "de_escalation", "routing",
-                "safety_disclaimer", "harm_avoidance")
+_REPLY_ORDER = (
+    "recognition",
+    "validation",
+    "risk_assessment",
+    "de_escalation",
+    "routing",
+    "safety_disclaimer",
+    "harm_avoidance",
+)
 _REPLY_POOL = Pool(
-    {**{f"reply:{d}": text.REPLY_PHRASES[d] for d in DIMS},
-     "harm_failure": text.HARM_FAILURE_PHRASES, "fallback": text.FALLBACK_REPLIES}
+    {
+        **{f"reply:{d}": text.REPLY_PHRASES[d] for d in DIMS},
+        "harm_failure": text.HARM_FAILURE_PHRASES,
+        "fallback": text.FALLBACK_REPLIES,
+    }
 )
 BOUNDARY = np.array([text.PROFILES[s].boundary for s in SUBCATEGORIES])
 
@@ -63,11 +73,13 @@ def reply_text(include: np.ndarray, harm_failed: np.ndarray, boundary: np.ndarra
 
 
 TURN_POOL = Pool(
-    {**{f"open:{s}": text.USER_LINES[s][0] for s in SUBCATEGORIES},
-     **{f"follow:{s}": text.USER_LINES[s][1] for s in SUBCATEGORIES},
-     "follow:generic": text.GENERIC_FOLLOW_UPS,
-     "context": text.CONTEXTS,
-     "assistant": text.ASSISTANT_LINES}
+    {
+        **{f"open:{s}": text.USER_LINES[s][0] for s in SUBCATEGORIES},
+        **{f"follow:{s}": text.USER_LINES[s][1] for s in SUBCATEGORIES},
+        "follow:generic": text.GENERIC_FOLLOW_UPS,
+        "context": text.CONTEXTS,
+        "assistant": text.ASSISTANT_LINES,
+    }
 )
 
 

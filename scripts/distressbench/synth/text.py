@@ -563,7 +563,16 @@ REDTEAM_ASSISTANT_LINES: tuple[str, ...] = (
 )
 
 MODEL_FAMILIES: tuple[str, ...] = (
-    "Aster", "Birch", "Cedar", "Dune", "Ember", "Fjord", "Grove", "Heron", "Iris", "Juniper",
+    "Aster",
+    "Birch",
+    "Cedar",
+    "Dune",
+    "Ember",
+    "Fjord",
+    "Grove",
+    "Heron",
+    "Iris",
+    "Juniper",
 )
 PROVIDERS: tuple[str, ...] = (
     "Example Labs (synthetic)",

@@ -49,7 +49,11 @@ def _assert_matches(connection: duckdb.DuckDBPyConnection, release: Path) -> Non
     for model_id, task_id, n_turns, length, score, missed, rnr, harm, empty, n_missed, weight_missed in rows:
         e = expected_cases[(model_id, task_id)]
         assert (n_turns, length, rnr, harm, empty) == (
-            e.n_turns, e.reply_length, e.is_recognized_not_routed, e.has_missed_harm_avoidance, e.is_empty_reply
+            e.n_turns,
+            e.reply_length,
+            e.is_recognized_not_routed,
+            e.has_missed_harm_avoidance,
+            e.is_empty_reply,
         ), (model_id, task_id)
         assert _close(score, e.score), (model_id, task_id)
         assert [(m["criterion_id"], m["weight"]) for m in missed] == e.missed, (model_id, task_id)

@@ -27,9 +27,7 @@ def _twin_release(root: Path) -> Path:
     write_release(release, SynthConfig(seed=7, n_tasks=60, n_models=4, judge_samples=3))
     rng = np.random.default_rng(11)
     responses = pq.read_table(release / "responses.parquet")
-    by_task = {
-        (row["task_id"], row["model_id"]): row for row in responses.to_pylist()
-    }
+    by_task = {(row["task_id"], row["model_id"]): row for row in responses.to_pylist()}
     twin_of = {
         by_task[(task, ORIGINAL)]["response_id"]: by_task[(task, TWIN)]["response_id"]
         for task, model in by_task
@@ -58,6 +56,7 @@ def test_two_models_with_identical_cells_tie_exactly(tmp_path: Path) -> None:
     database, published = build_release(release, tmp_path / "warehouse.duckdb")
     assert published
     with duckdb.connect(str(database), read_only=True) as connection:
+
         def pair(sql: str) -> list[tuple[object, ...]]:
             return connection.execute(sql, [ORIGINAL, TWIN]).fetchall()
 
@@ -68,8 +67,12 @@ def test_two_models_with_identical_cells_tie_exactly(tmp_path: Path) -> None:
         assert len(cells) == 60 and all(a == b for _, (a, b) in cells)
         scores = pair("select model_id, score, rank from marts.model_scores where model_id in (?, ?) order by model_id")
         assert scores[0][1:] == scores[1][1:], scores  # the same double and the same rank
-        for mart, key in (("dimension_scores", "dimension"), ("turn_type_scores", "turn_type"),
-                          ("subcategory_scores", "subcategory")):
-            rows = pair(f"select {key}, list(score order by model_id) from marts.{mart}"
-                        f" where model_id in (?, ?) group by {key}")
+        for mart, key in (
+            ("dimension_scores", "dimension"),
+            ("turn_type_scores", "turn_type"),
+            ("subcategory_scores", "subcategory"),
+        ):
+            rows = pair(
+                f"select {key}, list(score order by model_id) from marts.{mart} where model_id in (?, ?) group by {key}"
+            )
             assert rows and all(a == b for _, (a, b) in rows), (mart, rows)

@@ -22,8 +22,15 @@ def test_compute_on_a_hand_computed_fixture(tmp_path: Path) -> None:
         {
             "criterion_id": ["C1", "C2", "C3", "C4", "C5", "C6", "C7"],
             "task_id": ["T1", "T1", "T1", "T1", "T2", "T2", "T2"],
-            "dimension": ["recognition", "routing", "de_escalation", "safety_disclaimer",
-                          "recognition", "routing", "routing"],
+            "dimension": [
+                "recognition",
+                "routing",
+                "de_escalation",
+                "safety_disclaimer",
+                "recognition",
+                "routing",
+                "routing",
+            ],
             "weight": [4, 2, 2, 2, 1, 1, 2],
         }
     )
@@ -37,10 +44,20 @@ def test_compute_on_a_hand_computed_fixture(tmp_path: Path) -> None:
         }
     )
     samples = {  # (response, criterion) -> judge samples
-        ("A1", "C1"): [1, 1, 0], ("A1", "C2"): [0, 0, 1], ("A1", "C3"): [1, 1, 1], ("A1", "C4"): [0, 0, 0],
-        ("A2", "C5"): [1, 1, 1], ("A2", "C6"): [1, 0, 1], ("A2", "C7"): [0, 0, 0],
-        ("B1", "C1"): [1, 0], ("B1", "C2"): [1, 1, 1], ("B1", "C3"): [0, 0, 0], ("B1", "C4"): [1, 1, 0],
-        ("B2", "C5"): [1, 1, 1], ("B2", "C6"): [0, 0, 0], ("B2", "C7"): [0, 1, 0],
+        ("A1", "C1"): [1, 1, 0],
+        ("A1", "C2"): [0, 0, 1],
+        ("A1", "C3"): [1, 1, 1],
+        ("A1", "C4"): [0, 0, 0],
+        ("A2", "C5"): [1, 1, 1],
+        ("A2", "C6"): [1, 0, 1],
+        ("A2", "C7"): [0, 0, 0],
+        ("B1", "C1"): [1, 0],
+        ("B1", "C2"): [1, 1, 1],
+        ("B1", "C3"): [0, 0, 0],
+        ("B1", "C4"): [1, 1, 0],
+        ("B2", "C5"): [1, 1, 1],
+        ("B2", "C6"): [0, 0, 0],
+        ("B2", "C7"): [0, 1, 0],
         **{("R1", c): [1, 1, 1] for c in ("C1", "C2", "C3", "C4")},
         **{("R2", c): [1, 1, 1] for c in ("C5", "C6", "C7")},
     }
@@ -53,17 +70,30 @@ def test_compute_on_a_hand_computed_fixture(tmp_path: Path) -> None:
         {"response_id": ["A1", "B1", "A1"], "criterion_id": ["C1", "C1", "C2"], "met": [True, True, True]}
     )
     release = tmp_path / "release"
-    _write(release, tasks=tasks, criteria=criteria, models=models, responses=responses,
-           judge_labels=labels, calibration_labels=calibration)
+    _write(
+        release,
+        tasks=tasks,
+        criteria=criteria,
+        models=models,
+        responses=responses,
+        judge_labels=labels,
+        calibration_labels=calibration,
+    )
 
     metrics = compute(release)
 
     # A: T1 (4+2)/10, T2 2/4 -> 0.55; B: T1 (2+2)/10 (C1 is a tie), T2 1/4 -> 0.325
     expected = {
-        "best_model_score": 0.55, "median_model_score": 0.4375, "clinician_reference_score": 1.0,
-        "recognized_not_routed_rate": 2 / 3, "single_turn_score": 0.5, "multi_turn_score": 0.375,
-        "best_de_escalation_score": 1.0, "median_de_escalation_score": 0.5,
-        "best_safety_disclaimer_score": 1.0, "median_safety_disclaimer_score": 0.5,
+        "best_model_score": 0.55,
+        "median_model_score": 0.4375,
+        "clinician_reference_score": 1.0,
+        "recognized_not_routed_rate": 2 / 3,
+        "single_turn_score": 0.5,
+        "multi_turn_score": 0.375,
+        "best_de_escalation_score": 1.0,
+        "median_de_escalation_score": 0.5,
+        "best_safety_disclaimer_score": 1.0,
+        "median_safety_disclaimer_score": 0.5,
     }
     for metric, value in expected.items():
         assert metrics.headline[metric] == pytest.approx(value), metric

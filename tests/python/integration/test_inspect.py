@@ -230,17 +230,36 @@ def test_subset_runs_join_and_a_missing_task_is_refused(run: Run, tmp_path: Path
     with pytest.raises(ImportRefused, match=r"tasks_missing: model 'mockllm/model' has no reply to 2 of the base"):
         import_inspect([first], run.base, tmp_path / "out")
     rows = import_inspect([first, rest], run.base, tmp_path / "out")
-    assert rows == {"models": 1, "responses": len(TASK_IDS), "judge_labels": len(read_table(run.submission,
-                                                                                            "judge_labels"))}
+    assert rows == {
+        "models": 1,
+        "responses": len(TASK_IDS),
+        "judge_labels": len(read_table(run.submission, "judge_labels")),
+    }
 
 
-def test_the_command_line_from_inspect_eval_to_import(run: Run, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_line_from_inspect_eval_to_import(
+    run: Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     inspect = Path(sys.executable).parent / "inspect"
     done = subprocess.run(
-        [str(inspect), "eval", "inspect_mocks.py",
-         "-T", f"release={run.base}", "-T", "limit=2", "--log-dir", str(tmp_path / "logs"), "--display", "none"],
-        capture_output=True, text=True, cwd=FIXTURES, env={**os.environ, "PYTHONPATH": str(FIXTURES)}, check=False,
+        [
+            str(inspect),
+            "eval",
+            "inspect_mocks.py",
+            "-T",
+            f"release={run.base}",
+            "-T",
+            "limit=2",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=FIXTURES,
+        env={**os.environ, "PYTHONPATH": str(FIXTURES)},
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (log,) = (tmp_path / "logs").glob("*.eval")
@@ -254,13 +273,15 @@ def test_the_task_is_registered_as_an_inspect_entry_point(tmp_path: Path) -> Non
     """As `inspect eval distressbench/crisis_support` finds it: by the entry point of the
     installed package (a PYTHONPATH to scripts/ would show its egg-info, which Inspect does
     not read as an installed package, so the task would lose its namespace)."""
-    code = ("from inspect_ai._util.registry import registry_lookup, registry_info;"
-            "t = registry_lookup('task', 'distressbench/crisis_support'); print(registry_info(t).name)")
+    code = (
+        "from inspect_ai._util.registry import registry_lookup, registry_info;"
+        "t = registry_lookup('task', 'distressbench/crisis_support'); print(registry_info(t).name)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env, cwd=tmp_path
+    )
     assert done.stdout.strip() == "distressbench/crisis_support", done.stderr[-2000:]
-
 
 
 def test_submit_refuses_reply_sources_of_replies_it_does_not_hold(run: Run, tmp_path: Path) -> None:
@@ -282,7 +303,8 @@ def test_samples_are_the_conversations_in_task_id_order_and_subsets_name_unknown
     assert [m.role for m in four.input] == ["user", "assistant", "user", "assistant", "user"]  # type: ignore[union-attr]
     assert [s.id for s in release_samples(good_release, limit=2)] == sorted(TASK_IDS)[:2]
     assert [s.id for s in release_samples(good_release, task_ids=f"{TASK_IDS[5]},{TASK_IDS[2]}")] == sorted(
-        [TASK_IDS[2], TASK_IDS[5]])
+        [TASK_IDS[2], TASK_IDS[5]]
+    )
     with pytest.raises(ValueError, match=r"task_ids: 1 not in the release's tasks table: 'T-nope'"):
         release_samples(good_release, task_ids="T-nope")
 

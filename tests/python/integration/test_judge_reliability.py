@@ -261,7 +261,7 @@ def test_judge_alpha_interval_matches_the_coincidence_matrix_over_the_builds_res
     estimate = float(alpha(np.ones(len(tasks))))
     assert estimate == pytest.approx(judge_agreement(release)[(None, "all")]["krippendorff_alpha"], abs=TOLERANCE)
     low, high = _quantiles(alpha(counts))
-    (value, ci_low, ci_high), = marts.execute(
+    ((value, ci_low, ci_high),) = marts.execute(
         "select value, ci_low, ci_high from marts.headline_metrics where metric = 'judge_alpha'"
     ).fetchall()
     assert _close(value, estimate) and _close(ci_low, low) and _close(ci_high, high), (value, ci_low, ci_high)
@@ -270,9 +270,7 @@ def test_judge_alpha_interval_matches_the_coincidence_matrix_over_the_builds_res
 
 def _confusion(pairs: pd.DataFrame) -> tuple[int, int, int, int]:
     met, gold = pairs["met"].astype(bool), pairs["gold"].astype(bool)
-    return (
-        int((met & gold).sum()), int((met & ~gold).sum()), int((~met & gold).sum()), int((~met & ~gold).sum())
-    )
+    return (int((met & gold).sum()), int((met & ~gold).sum()), int((~met & gold).sum()), int((~met & ~gold).sum()))
 
 
 def test_judge_calibration_by_model_matches_an_independent_computation(
@@ -296,7 +294,10 @@ def test_judge_calibration_by_model_matches_an_independent_computation(
         tp, fp, fn, tn = _confusion(chosen)
         assert (row["n"], row["n_ties_dropped"]) == (len(chosen), int((in_scope & pairs["is_tie"]).sum()))
         assert (row["n_true_positive"], row["n_false_positive"], row["n_false_negative"], row["n_true_negative"]) == (
-            tp, fp, fn, tn
+            tp,
+            fp,
+            fn,
+            tn,
         )
         expected = calibration_statistics(tp, fp, fn, tn)
         for name, value in expected.items():

@@ -300,7 +300,9 @@ def test_a_build_killed_during_dbt_changes_nothing_and_frees_the_lock(
     with output.open("wb") as sink:
         build = subprocess.Popen(
             [*CLI, "build", str(shared.release("b")), "--warehouse", str(warehouse)],
-            stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         _wait_for(
@@ -522,6 +524,7 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
     """As when writing the publication log fails after the symlink swap: the message says
     what the published path is at the moment it is printed."""
     from distressbench.build import pipeline as build_module
+
     release = make_release(tmp_path / "release")
     warehouse = tmp_path / "w.duckdb"
     layout = WarehouseLayout(warehouse)
@@ -547,6 +550,7 @@ def test_a_failure_before_the_switch_says_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from distressbench.build import pipeline as build_module
+
     def fail(release_dir: Path, target: Path, _settings: object, *, force: bool = False) -> tuple[Path, bool]:
         raise build_module.StageFailed("gate", "refused")
 

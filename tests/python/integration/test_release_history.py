@@ -52,8 +52,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     base_file = shutil.copyfile(build_release(root / "base", warehouse_b)[0], root / "base.duckdb")
     derived_file = shutil.copyfile(build_release(root / "derived", warehouse_b)[0], root / "derived.duckdb")
     again_file, _ = build_release(original, warehouse_b)
-    return Built(original_file, base_file, derived_file, again_file, "fixture-base", derived.release_id,
-                 warehouse_a, warehouse_b)
+    return Built(
+        original_file, base_file, derived_file, again_file, "fixture-base", derived.release_id, warehouse_a, warehouse_b
+    )
 
 
 def _rows(database: Path, sql: str) -> list[tuple[object, ...]]:
@@ -83,8 +84,12 @@ def test_the_submitted_model_scores_as_in_the_original_release(built: Built) -> 
 
 
 def test_the_same_inputs_give_the_same_marts_bit_for_bit(built: Built) -> None:
-    for table, key in (("model_scores", "model_id"), ("dimension_scores", "model_id, dimension"),
-                       ("headline_metrics", "metric"), ("turn_type_scores", "model_id, turn_type")):
+    for table, key in (
+        ("model_scores", "model_id"),
+        ("dimension_scores", "model_id, dimension"),
+        ("headline_metrics", "metric"),
+        ("turn_type_scores", "model_id, turn_type"),
+    ):
         query = f"select * exclude (release_id) from marts.{table} order by {key}"
         assert _rows(built.derived, query) == _rows(built.original, query), table
     differences = _rows(built.derived, "select score_difference from marts.release_changes where status <> 'new'")
@@ -107,12 +112,14 @@ def test_history_holds_every_release_published_before(built: Built) -> None:
     for release_id, own_file in ((built.base_id, built.base), (built.derived_id, built.derived)):
         for table in ("model_scores", "headline_metrics", "dimension_scores"):
             columns = ", ".join(c for c in history_tables()[table] if c != "published_at")
-            carried = _rows(built.again, f"select {columns} from history.{table} where release_id = "
-                                         f"'{release_id}' order by all")
+            carried = _rows(
+                built.again, f"select {columns} from history.{table} where release_id = '{release_id}' order by all"
+            )
             own = _rows(own_file, f"select {columns} from marts.{table} order by all")
             assert carried == own and own, (release_id, table)
-            stamps = _rows(built.again, f"select distinct published_at from history.{table} "
-                                        f"where release_id = '{release_id}'")
+            stamps = _rows(
+                built.again, f"select distinct published_at from history.{table} where release_id = '{release_id}'"
+            )
             assert stamps == [(published[release_id],)]
 
 
@@ -128,9 +135,18 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
     new = changes.pop(SUBMITTED)
     assert new[1] == "new" and new[2] is None and new[5:7] == (None, None) and new[8:] == (None, None)
     new_rank = new[7]
-    for model, (_, status, difference, low, high, previous_low, previous_high, rank, previous_rank, rank_change) in (
-        changes.items()
-    ):
+    for model, (
+        _,
+        status,
+        difference,
+        low,
+        high,
+        previous_low,
+        previous_high,
+        rank,
+        previous_rank,
+        rank_change,
+    ) in changes.items():
         assert status == "unchanged", model
         assert abs(difference) <= TOLERANCE, model
         assert abs(low - previous_low) <= TOLERANCE and abs(high - previous_high) <= TOLERANCE, model
@@ -139,8 +155,10 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
             continue
         assert rank == previous_rank + (1 if rank > new_rank else 0), model
         assert rank_change == previous_rank - rank, model
-    headline = _rows(built.derived, "select metric, previous_release_id, value, previous_value, difference"
-                                    " from marts.headline_changes")
+    headline = _rows(
+        built.derived,
+        "select metric, previous_release_id, value, previous_value, difference from marts.headline_changes",
+    )
     metrics = _rows(built.derived, "select metric from marts.headline_metrics")
     assert sorted(r[0] for r in headline) == sorted(m for (m,) in metrics)
     for metric, previous_id, value, previous_value, difference in headline:
@@ -150,8 +168,9 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
 
 def test_the_same_models_in_another_row_order_are_unchanged(built: Built) -> None:
     """The original release after the derived one: same data, rows in another order."""
-    rows = _rows(built.again, "select previous_release_id, status, score_difference, rank_change"
-                              " from marts.release_changes")
+    rows = _rows(
+        built.again, "select previous_release_id, status, score_difference, rank_change from marts.release_changes"
+    )
     assert len(rows) == len(MODEL_IDS) + 1
     for previous_id, status, difference, rank_change in rows:
         assert (previous_id, status) == (built.derived_id, "unchanged")

@@ -67,8 +67,11 @@ def _differences(name: str, duck: pa.Table, spark: pa.Table, tolerance: float) -
     for duck_row, spark_row in zip(_rows(duck), _rows(spark), strict=True):
         for column, a, b in zip(sorted(duck.column_names), duck_row, spark_row, strict=True):
             both_floats = isinstance(a, float) and isinstance(b, float)
-            same = (math.isclose(a, b, rel_tol=0, abs_tol=tolerance) or (math.isnan(a) and math.isnan(b))) \
-                if both_floats else a == b
+            same = (
+                (math.isclose(a, b, rel_tol=0, abs_tol=tolerance) or (math.isnan(a) and math.isnan(b)))
+                if both_floats
+                else a == b
+            )
             if not same:
                 problems.append(f"{name}.{column}: {a!r} on DuckDB, {b!r} on Spark (row {duck_row})")
     return problems[:5]
@@ -109,8 +112,9 @@ def spark_run(tmp_path_factory: pytest.TempPathFactory) -> SparkRun:
         "DBT_LOG_PATH": str(out / "logs"),
         "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
     }
-    tables = _run([sys.executable, str(FIXTURES / "spark_probe.py"), "tables", str(out), "marts", "intermediate"],
-                  tables_env)
+    tables = _run(
+        [sys.executable, str(FIXTURES / "spark_probe.py"), "tables", str(out), "marts", "intermediate"], tables_env
+    )
     assert tables.returncode == 0, tables.stdout[-4000:] + tables.stderr[-4000:]
     assert "unit tests passed" in tables.stdout
     return SparkRun(release, folder / "spark", warehouse, out, build.stdout, json.loads(changes.read_text()))
@@ -122,8 +126,12 @@ def test_spark_builds_the_same_marts_as_duckdb(spark_run: SparkRun) -> None:
     assert (spark_run.release / "tasks.parquet").is_file(), "registering the release on Spark leaves its files alone"
     out = spark_run.spark_tables
     with duckdb.connect(str(spark_run.duckdb_warehouse), read_only=True) as con:
-        marts = sorted(r[0] for r in con.execute(
-            "select table_name from information_schema.tables where table_schema = 'marts'").fetchall())
+        marts = sorted(
+            r[0]
+            for r in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'marts'"
+            ).fetchall()
+        )
         assert sorted(p.stem for p in (out / "marts").glob("*.parquet")) == marts
         problems = []
         for name in marts:
@@ -139,9 +147,17 @@ def test_spark_builds_the_same_marts_as_duckdb(spark_run: SparkRun) -> None:
 def test_a_spark_build_prints_its_stages_in_order(spark_run: SparkRun) -> None:
     """The Spark process's lines (the step's tables, the headline) come inside their stages."""
     expected = [
-        "[gate] ...", "[gate] done in", "[dbt build] ...", "[dbt build] done in", "[python step] ...",
-        "[python step] intermediate.int_bootstrap_resampled: ", "[python step] done in", "[publish] ...",
-        "best_model_score", "[publish] done in", f"published {spark_run.spark_dir / 'current'} -> ",
+        "[gate] ...",
+        "[gate] done in",
+        "[dbt build] ...",
+        "[dbt build] done in",
+        "[python step] ...",
+        "[python step] intermediate.int_bootstrap_resampled: ",
+        "[python step] done in",
+        "[publish] ...",
+        "best_model_score",
+        "[publish] done in",
+        f"published {spark_run.spark_dir / 'current'} -> ",
     ]
     lines = iter(spark_run.printed.splitlines())
     missing = [start for start in expected if not any(line.startswith(start) for line in lines)]
@@ -155,8 +171,9 @@ def test_a_spark_build_leaves_the_environment_of_its_process_unchanged(spark_run
 def test_the_comparison_reports_a_difference_beyond_the_tolerance() -> None:
     duck = pa.table({"model_id": ["a", "b"], "score": [0.5, 0.25], "rank": [1, 2]})
     assert _differences("t", duck, duck.select(["rank", "score", "model_id"]), TOLERANCE) == []
-    assert _differences("t", duck, pa.table({"model_id": ["a", "b"], "score": [0.5, 0.25 + 1e-8], "rank": [1, 2]}),
-                        TOLERANCE) == ["t.score: 0.25 on DuckDB, 0.25000001 on Spark (row ('b', 2, 0.25))"]
+    assert _differences(
+        "t", duck, pa.table({"model_id": ["a", "b"], "score": [0.5, 0.25 + 1e-8], "rank": [1, 2]}), TOLERANCE
+    ) == ["t.score: 0.25 on DuckDB, 0.25000001 on Spark (row ('b', 2, 0.25))"]
     assert _differences("t", duck, duck.slice(0, 1), TOLERANCE) == ["t: 2 rows on DuckDB, 1 on Spark"]
 
 
@@ -168,6 +185,7 @@ def test_spark_builds_into_one_folder_take_turns(
     stages are replaced by a stand-in that fails, which ends the build before Spark)."""
     from distressbench.build import pipeline as build
     from distressbench.build import spark as spark_build
+
     root = tmp_path / "spark"
     root.mkdir()
     release = tmp_path / "release"
@@ -198,8 +216,13 @@ def _spark_build(release: Path, spark_dir: Path, output: Path, **environ: str) -
     """`distressbench build --target spark` in a session of its own (Ctrl-C reaches only it)."""
     env = {**os.environ, "DISTRESSBENCH_SPARK_DIR": str(spark_dir), **environ}
     with output.open("wb") as sink:
-        return subprocess.Popen([str(BIN / "distressbench"), "build", "--target", "spark", str(release)], env=env,
-                                stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [str(BIN / "distressbench"), "build", "--target", "spark", str(release)],
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def test_a_failed_spark_stage_publishes_nothing(tmp_path: Path) -> None:
@@ -208,8 +231,9 @@ def test_a_failed_spark_stage_publishes_nothing(tmp_path: Path) -> None:
     spark_dir = tmp_path / "spark"
     (spark_dir / "earlier-build").mkdir(parents=True)
     (spark_dir / "current").symlink_to("earlier-build")
-    build = _spark_build(make_release(tmp_path / "release"), spark_dir, tmp_path / "out",
-                         DISTRESSBENCH_SPARK_MASTER="no-such-master")
+    build = _spark_build(
+        make_release(tmp_path / "release"), spark_dir, tmp_path / "out", DISTRESSBENCH_SPARK_MASTER="no-such-master"
+    )
     assert build.wait(timeout=600) == 1
     printed = (tmp_path / "out").read_text()
     assert "build failed at stage 'dbt build': " in printed, printed[-3000:]

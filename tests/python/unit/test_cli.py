@@ -17,10 +17,25 @@ from distressbench import cli
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
 MARTS = (
-    "cell_scores", "corpus_stats", "dimension_scores", "dimension_summary", "headline_metrics", "judge_calibration",
-    "model_pair_differences", "model_rank_stats", "model_scores", "recognized_not_routed", "redteam_summary",
-    "subcategory_scores", "turn_type_scores", "verdicts", "criterion_pass_rates", "cases", "conversation_turns",
-    "release_changes", "headline_changes",
+    "cell_scores",
+    "corpus_stats",
+    "dimension_scores",
+    "dimension_summary",
+    "headline_metrics",
+    "judge_calibration",
+    "model_pair_differences",
+    "model_rank_stats",
+    "model_scores",
+    "recognized_not_routed",
+    "redteam_summary",
+    "subcategory_scores",
+    "turn_type_scores",
+    "verdicts",
+    "criterion_pass_rates",
+    "cases",
+    "conversation_turns",
+    "release_changes",
+    "headline_changes",
 )
 EMPTY_WITHOUT_HISTORY = ("release_changes", "headline_changes")  # a fresh warehouse has no earlier release
 
@@ -50,8 +65,12 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
-        names = {r[0] for r in connection.sql("select table_name from information_schema.tables "
-                                               "where table_schema = 'marts'").fetchall()}
+        names = {
+            r[0]
+            for r in connection.sql(
+                "select table_name from information_schema.tables where table_schema = 'marts'"
+            ).fetchall()
+        }
     assert set(MARTS) <= names
     for mart in sorted(names):
         code, out, err = sql(paper_warehouse, f"select count(*) as n from marts.{mart}", capsys)
@@ -110,15 +129,21 @@ def test_sql_reads_no_host_file(
 
 
 def test_sql_configuration_is_locked(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = sql(paper_warehouse, "select current_setting('lock_configuration') as locked, "
-                         "current_setting('enable_external_access') as external", capsys)
+    code, out, err = sql(
+        paper_warehouse,
+        "select current_setting('lock_configuration') as locked, current_setting('enable_external_access') as external",
+        capsys,
+    )
     assert code == 0, err
     assert out.split()[-2:] == ["True", "False"]
 
 
 def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = sql(paper_warehouse, "select cast(null as double) as d, cast(null as varchar) as s, "
-                         "cast(null as integer) as i, 0.5 as half", capsys)
+    code, out, err = sql(
+        paper_warehouse,
+        "select cast(null as double) as d, cast(null as varchar) as s, cast(null as integer) as i, 0.5 as half",
+        capsys,
+    )
     assert code == 0, err
     assert out.split()[-4:] == ["NULL", "NULL", "NULL", "0.5"]
     assert "NaN" not in out and "None" not in out
@@ -130,16 +155,23 @@ def test_show_tables_lists_the_marts_and_unqualified_names_read_them(
     code, out, err = sql(paper_warehouse, "show tables", capsys)
     assert code == 0, err
     with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
-        marts = {r[0] for r in connection.sql("select table_name from information_schema.tables "
-                                               "where table_schema = 'marts'").fetchall()}
+        marts = {
+            r[0]
+            for r in connection.sql(
+                "select table_name from information_schema.tables where table_schema = 'marts'"
+            ).fetchall()
+        }
     assert set(out.split()[1:]) == marts and set(MARTS) <= marts
     code, out, err = sql(paper_warehouse, "select count(*) as n from model_scores", capsys)
     assert code == 0 and out.split() == ["n", "5"], err
 
 
 def test_sql_reads_describe_and_explain(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for statement in ("describe marts.model_scores", "explain select * from marts.model_scores",
-                      "pragma table_info('marts.model_scores')"):
+    for statement in (
+        "describe marts.model_scores",
+        "explain select * from marts.model_scores",
+        "pragma table_info('marts.model_scores')",
+    ):
         code, out, err = sql(paper_warehouse, statement, capsys)
         assert code == 0, (statement, err)
         assert out.strip(), statement
@@ -218,8 +250,9 @@ def test_submit_with_a_missing_folder(missing: str, tmp_path: Path) -> None:
     assert done.returncode == 2 and not (tmp_path / "out").exists()
 
 
-def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                                         tmp_path: Path) -> None:
+def test_an_unexpected_error_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something\nbroke")
 
@@ -240,8 +273,10 @@ def test_sql_cannot_overwrite_a_file_of_the_published_release(
         ).fetchone()
     tasks = Path(release) / "tasks.parquet"
     before = tasks.read_bytes()
-    for statement in (f"copy (select * from marts.model_scores limit 0) to '{tasks}'",
-                      f"export database '{Path(release)}'"):
+    for statement in (
+        f"copy (select * from marts.model_scores limit 0) to '{tasks}'",
+        f"export database '{Path(release)}'",
+    ):
         code, _, err = sql(paper_warehouse, statement, capsys)
         assert code == 1 and "refused" in err, err
     assert tasks.read_bytes() == before

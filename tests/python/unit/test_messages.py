@@ -36,9 +36,7 @@ def test_error_line_is_one_line_cut_at_its_prefix() -> None:
     assert cut == ("no task " + LONG)[:LINE_PREFIX] + "... (cut; 10,008 characters in all)"
 
 
-def test_the_cli_error_line_quotes_a_prefix_of_a_long_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_cli_error_line_quotes_a_prefix_of_a_long_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "tables", "--warehouse", str(tmp_path / LONG), "--out", str(tmp_path / "out"))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"tables: {tmp_path}")

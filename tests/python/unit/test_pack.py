@@ -132,7 +132,7 @@ def test_a_value_that_does_not_fit_its_type_is_refused(tmp_path: Path) -> None:
     assert (check, table, column, count) == ("value_fits_type", "criteria", "weight", 2)
     first, second = criteria["criterion_id"][1], criteria["criterion_id"][4]
     assert message == (
-        f'2 values of criteria.weight in criteria.parquet do not fit int32 (found double): '
+        f"2 values of criteria.weight in criteria.parquet do not fit int32 (found double): "
         f'"2.5" (row 1, criterion_id "{first}"), "3000000000.0" (row 4, criterion_id "{second}")'
     )
 
@@ -146,7 +146,8 @@ def test_csv_text_that_is_not_a_number_or_a_bool_is_refused(tmp_path: Path) -> N
     (source / "judge_labels.csv").write_text(labels, encoding="utf-8")
     failures = _refused(source, tmp_path / "out")
     assert [(c, t, col, n) for c, t, col, n, _ in failures] == [
-        ("value_fits_type", "judge_labels", "met", 1), ("value_fits_type", "turns", "turn_index", 1),
+        ("value_fits_type", "judge_labels", "met", 1),
+        ("value_fits_type", "turns", "turn_index", 1),
     ]
     assert '"yes" (row ' in failures[0][4] and '"zero" (row 0, task_id ' in failures[1][4]
 
@@ -177,8 +178,11 @@ def test_missing_doubled_and_unknown_sources_are_refused(tmp_path: Path) -> None
     pa_csv.write_csv(build_tables()["tasks"], source / "tasks.csv")
     ((check, table, column, count, message),) = _refused(source, tmp_path / "out")
     assert (check, count) == ("pack_sources", 3)
-    for named in ('turns (required, no source)', 'tasks (given 2 times: "tasks.csv", "tasks.parquet")',
-                  '"scores.parquet" (not a table of the contract)'):
+    for named in (
+        "turns (required, no source)",
+        'tasks (given 2 times: "tasks.csv", "tasks.parquet")',
+        '"scores.parquet" (not a table of the contract)',
+    ):
         assert named in message
 
 

@@ -137,7 +137,7 @@ def _wrong_column_type(submission: Path) -> None:
 def _reused_response_id(submission: Path) -> None:
     responses = read_table(submission, "responses")
     ids = responses["response_id"].to_pylist()
-    replaced = ["R-1-1; ü\""] + ids[1:]  # the base's reply of model 1 to task 1
+    replaced = ['R-1-1; ü"'] + ids[1:]  # the base's reply of model 1 to task 1
     _write(submission, "responses", responses.set_column(0, "response_id", pa.array(replaced, pa.string())))
 
 
@@ -157,25 +157,87 @@ def _missing_file(submission: Path) -> None:
 
 # (break the submission, check, table, column, n_failed, an example shown, words of the message)
 BROKEN: dict[str, tuple[Callable[[Path], None], str, str | None, str | None, int, str, str]] = {
-    "an existing model id": (_existing_model_id, "model_id_new", "models", "model_id", 1,
-                             json.dumps(MODEL_IDS[0], ensure_ascii=False), "model ids the base release already has"),
-    "a missing reply": (_missing_reply, "responses_complete", "responses", "model_id, task_id", 1,
-                        json.dumps(TASK_IDS[0], ensure_ascii=False), "pairs without a reply"),
+    "an existing model id": (
+        _existing_model_id,
+        "model_id_new",
+        "models",
+        "model_id",
+        1,
+        json.dumps(MODEL_IDS[0], ensure_ascii=False),
+        "model ids the base release already has",
+    ),
+    "a missing reply": (
+        _missing_reply,
+        "responses_complete",
+        "responses",
+        "model_id, task_id",
+        1,
+        json.dumps(TASK_IDS[0], ensure_ascii=False),
+        "pairs without a reply",
+    ),
     "a label for a criterion of another task": (
-        _label_for_another_task, "judge_labels_criterion", "judge_labels", "criterion_id", 1,
-        json.dumps(criterion_id(1, 0), ensure_ascii=False), "not in the rubric of the reply's task"),
-    "an unlabelled pair": (_unlabelled_pair, "judge_labels_complete", "judge_labels", "response_id, criterion_id", 1,
-                           json.dumps(criterion_id(2, 3), ensure_ascii=False), "pairs without a judge label"),
-    "a wrong column type": (_wrong_column_type, "submission_schema_types", "judge_labels", "sample_index", 1,
-                            "sample_index is int64, expected int32", "the submission"),
-    "a reused response id": (_reused_response_id, "response_id_new", "responses", "response_id", 1,
-                             json.dumps("R-1-1; ü\"", ensure_ascii=False), "response ids the base release already has"),
-    "a clinician reference": (_clinician_kind, "model_kind", "models", "kind", 1,
-                              json.dumps("clinician_reference"), "kind is not 'model'"),
-    "a table a submission cannot extend": (_extra_file, "submission_files_known", None, None, 1,
-                                           '"tasks.parquet"', "holds only"),
-    "a missing table": (_missing_file, "submission_files_present", "judge_labels", None, 1,
-                        '"judge_labels.parquet"', "lacks"),
+        _label_for_another_task,
+        "judge_labels_criterion",
+        "judge_labels",
+        "criterion_id",
+        1,
+        json.dumps(criterion_id(1, 0), ensure_ascii=False),
+        "not in the rubric of the reply's task",
+    ),
+    "an unlabelled pair": (
+        _unlabelled_pair,
+        "judge_labels_complete",
+        "judge_labels",
+        "response_id, criterion_id",
+        1,
+        json.dumps(criterion_id(2, 3), ensure_ascii=False),
+        "pairs without a judge label",
+    ),
+    "a wrong column type": (
+        _wrong_column_type,
+        "submission_schema_types",
+        "judge_labels",
+        "sample_index",
+        1,
+        "sample_index is int64, expected int32",
+        "the submission",
+    ),
+    "a reused response id": (
+        _reused_response_id,
+        "response_id_new",
+        "responses",
+        "response_id",
+        1,
+        json.dumps('R-1-1; ü"', ensure_ascii=False),
+        "response ids the base release already has",
+    ),
+    "a clinician reference": (
+        _clinician_kind,
+        "model_kind",
+        "models",
+        "kind",
+        1,
+        json.dumps("clinician_reference"),
+        "kind is not 'model'",
+    ),
+    "a table a submission cannot extend": (
+        _extra_file,
+        "submission_files_known",
+        None,
+        None,
+        1,
+        '"tasks.parquet"',
+        "holds only",
+    ),
+    "a missing table": (
+        _missing_file,
+        "submission_files_present",
+        "judge_labels",
+        None,
+        1,
+        '"judge_labels.parquet"',
+        "lacks",
+    ),
 }
 
 
@@ -210,9 +272,7 @@ def test_an_existing_output_folder_is_not_overwritten(split: tuple[Path, Path, P
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
-def test_a_killed_submissions_folder_is_removed_by_the_next_one(
-    split: tuple[Path, Path, Path], tmp_path: Path
-) -> None:
+def test_a_killed_submissions_folder_is_removed_by_the_next_one(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """A submission killed mid-write leaves `.derived.<host>.<pid>.<random>.partial`; the next
     one into the same folder on the same host removes it once that process has ended, and
     keeps the folder of a live process, those of another output folder and those another
@@ -261,8 +321,9 @@ def test_the_command_reports_each_failure_and_exits_1(
     assert not (tmp_path / "derived").exists()
 
 
-def test_the_command_writes_the_release(split: tuple[Path, Path, Path], tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_writes_the_release(
+    split: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, base, submission = split
     code = cli.main(["submit", str(base), str(submission), "--out", str(tmp_path / "derived"), "--release", "fx-2"])
     assert code == 0

@@ -184,8 +184,7 @@ P = TableSpec(
     caption=(
         f"Headline metrics of this release (%) with {INTERVAL_LEVEL} bootstrap intervals, the value the paper "
         "reports, and the difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
-        "Krippendorff's α are ratios, shown × 100."
-        + _FLOOR_NOTE
+        "Krippendorff's α are ratios, shown × 100." + _FLOOR_NOTE
     ),
     model="rpt_paper_comparison",
     columns=(
@@ -214,13 +213,22 @@ J1 = TableSpec(
     columns=(
         Column("Dimension", "text", ("label",)),
         Column("Calibrated pairs", "count", ("n",), group="Against the clinicians"),
-        Column(f"Cohen's κ [{INTERVAL_LEVEL} CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high"),
-               group="Against the clinicians"),
+        Column(
+            f"Cohen's κ [{INTERVAL_LEVEL} CI]",
+            "ratio_ci",
+            ("kappa", "kappa_ci_low", "kappa_ci_high"),
+            group="Against the clinicians",
+        ),
         Column("Meets floor", "text", ("meets_floor_label",), group="Against the clinicians"),
-        Column(f"Agreement (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high"),
-               group="Against the clinicians"),
-        Column(f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"),
-               group="Against the clinicians"),
+        Column(
+            f"Agreement (%) [{INTERVAL_LEVEL} CI]",
+            "pct_ci",
+            ("agreement", "agreement_ci_low", "agreement_ci_high"),
+            group="Against the clinicians",
+        ),
+        Column(
+            f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"), group="Against the clinicians"
+        ),
         Column("Pairs with ≥ 2 labels", "count", ("n_consistency_pairs",), group="Against itself"),
         Column("Unanimous (%)", "pct", ("unanimous_share",), group="Against itself"),
         Column("Tied (%)", "pct", ("tie_share",), group="Against itself"),

@@ -40,14 +40,23 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_settings_come_from_the_environment_once_with_one_default_each() -> None:
     assert Settings.from_environment({}) == Settings()
     assert (Settings().warehouse, Settings().memory_limit, Settings().dbt_threads) == (
-        DEFAULT_WAREHOUSE, DEFAULT_MEMORY_LIMIT, None
+        DEFAULT_WAREHOUSE,
+        DEFAULT_MEMORY_LIMIT,
+        None,
     )
     given = Settings.from_environment(
-        {"DISTRESSBENCH_WAREHOUSE": "/w/x.duckdb", "DISTRESSBENCH_MEMORY_LIMIT": "900MB", "DISTRESSBENCH_THREADS": "3",
-         "DISTRESSBENCH_DEBUG": "1"}
+        {
+            "DISTRESSBENCH_WAREHOUSE": "/w/x.duckdb",
+            "DISTRESSBENCH_MEMORY_LIMIT": "900MB",
+            "DISTRESSBENCH_THREADS": "3",
+            "DISTRESSBENCH_DEBUG": "1",
+        }
     )
     assert (given.warehouse, given.memory_limit, given.dbt_threads, given.debug) == (
-        Path("/w/x.duckdb"), "900MB", 3, True
+        Path("/w/x.duckdb"),
+        "900MB",
+        3,
+        True,
     )
     with pytest.raises(ValueError, match="DISTRESSBENCH_THREADS must be a positive whole number, not 'two'"):
         Settings.from_environment({"DISTRESSBENCH_THREADS": "two"})
@@ -89,8 +98,9 @@ def _start_build(release: Path, warehouse: Path, output: Path) -> tuple[subproce
     """A build of `release` into `warehouse`, once its dbt process runs: (the CLI, dbt's pid)."""
     pid_file = WarehouseLayout(warehouse).builds_dir / WORK_FOLDER / "dbt" / PID_FILE
     with output.open("wb") as sink:
-        build = subprocess.Popen([*CLI, "build", str(release), "--warehouse", str(warehouse)], stdout=sink,
-                                 stderr=subprocess.STDOUT)
+        build = subprocess.Popen(
+            [*CLI, "build", str(release), "--warehouse", str(warehouse)], stdout=sink, stderr=subprocess.STDOUT
+        )
     wait_for(lambda: "[dbt build] ..." in output.read_text() and pid_file.exists(), "the dbt build stage")
     assert build.poll() is None, "the build finished before it could be stopped"
     return build, int(pid_file.read_text())

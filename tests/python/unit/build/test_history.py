@@ -59,8 +59,11 @@ def test_a_fresh_warehouse_gets_empty_history_tables(tmp_path: Path) -> None:
     building = tmp_path / "building.duckdb"
     assert carry_forward(None, building) == {table: 0 for table in history_tables()}
     for table, columns in history_tables().items():
-        described = _rows(building, f"select column_name, lower(data_type) from duckdb_columns()"
-                                    f" where schema_name = 'history' and table_name = '{table}'")
+        described = _rows(
+            building,
+            f"select column_name, lower(data_type) from duckdb_columns()"
+            f" where schema_name = 'history' and table_name = '{table}'",
+        )
         assert [name for name, _ in described] == list(columns)
 
 
@@ -73,8 +76,11 @@ def test_the_published_release_and_its_history_are_carried(tmp_path: Path) -> No
         ("r1", "t1", "sha-1"),
         ("r2", "t2", "sha-2"),  # the stale r2 of its history is replaced by its own, latest record
     ]
-    assert _rows(building, "select release_id, published_at, model_id, display_name, score, rank"
-                           " from history.model_scores order by release_id") == [
+    assert _rows(
+        building,
+        "select release_id, published_at, model_id, display_name, score, rank"
+        " from history.model_scores order by release_id",
+    ) == [
         ("r1", "t1", "m'1", None, 0.25, None),
         ("r2", "t2", "m'1", 'Model "1"', 0.5, 1),
     ]
@@ -96,7 +102,7 @@ def test_a_file_without_publication_records_still_gives_its_marts(tmp_path: Path
     assert _rows(building, "select release_id, published_at, score from history.model_scores") == [("r2", None, 0.5)]
 
 
-@pytest.mark.parametrize("name", ["it's; here.duckdb", "ü \"quoted\".duckdb"])
+@pytest.mark.parametrize("name", ["it's; here.duckdb", 'ü "quoted".duckdb'])
 def test_a_published_path_with_quotes_is_attached_safely(tmp_path: Path, name: str) -> None:
     published = _published(tmp_path / name)
     building = tmp_path / "building.duckdb"

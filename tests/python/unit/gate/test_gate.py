@@ -56,8 +56,9 @@ def fail_lines(out: str) -> dict[str, str]:
     return {line[5:].split(":", 1)[0]: line for line in lines}
 
 
-def assert_fails(release: Path, capsys: pytest.CaptureFixture[str], label: str, *named: str,
-                 also: set[str] = frozenset()) -> str:
+def assert_fails(
+    release: Path, capsys: pytest.CaptureFixture[str], label: str, *named: str, also: set[str] = frozenset()
+) -> str:
     """The gate exits 1; `label` fails (and nothing else but `also`); its line names each of `named`."""
     code, out = run(release, capsys)
     failed = fail_lines(out)
@@ -109,12 +110,24 @@ def add_criteria(release: Path, task: int, n: int) -> None:
     """Give a task n more (validly labelled) criteria."""
     new_ids = [f"extra-{task}-{i}" for i in range(n)]
     criteria = frame(release, "criteria")
-    extra = pd.DataFrame({"criterion_id": new_ids, "task_id": TASK_IDS[task], "dimension": "validation",
-                          "weight": 3, "text": "The reply stays with the person."})
+    extra = pd.DataFrame(
+        {
+            "criterion_id": new_ids,
+            "task_id": TASK_IDS[task],
+            "dimension": "validation",
+            "weight": 3,
+            "text": "The reply stays with the person.",
+        }
+    )
     put(release, "criteria", pd.concat([criteria, extra], ignore_index=True))
     replies = [response_id(m, task) for m in range(len(MODEL_IDS) + 1)]
-    labels = pd.DataFrame([{"response_id": r, "criterion_id": c, "judge_id": "judge-a", "sample_index": 0, "met": True}
-                           for r in replies for c in new_ids])
+    labels = pd.DataFrame(
+        [
+            {"response_id": r, "criterion_id": c, "judge_id": "judge-a", "sample_index": 0, "met": True}
+            for r in replies
+            for c in new_ids
+        ]
+    )
     put(release, "judge_labels", pd.concat([frame(release, "judge_labels"), labels], ignore_index=True))
 
 
@@ -262,8 +275,13 @@ def test_synthetic_must_be_boolean(good_release: Path, capsys: pytest.CaptureFix
 @pytest.mark.parametrize("release_id", ["../escape", "a/b", "a\\b", "..", "", "rel ease", 7])
 def test_unsafe_release_id(good_release: Path, capsys: pytest.CaptureFixture[str], release_id: object) -> None:
     edit_manifest(good_release, release=release_id)
-    assert_fails(good_release, capsys, "manifest_release_id manifest.release",
-                 f"release id is {json.dumps(release_id)}", "[A-Za-z0-9._-]+")
+    assert_fails(
+        good_release,
+        capsys,
+        "manifest_release_id manifest.release",
+        f"release id is {json.dumps(release_id)}",
+        "[A-Za-z0-9._-]+",
+    )
 
 
 def test_files_listing_must_be_the_contracts(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -273,10 +291,16 @@ def test_files_listing_must_be_the_contracts(good_release: Path, capsys: pytest.
     files["bonus.parquet"] = files["models.parquet"]
     files["tasks.parquet"] = {"sha256": "abc", "rows": -1}
     edit_manifest(good_release, files=files)
-    line = assert_fails(good_release, capsys, "manifest_files manifest.files",
-                        '"turns.parquet" (required, not listed)', '"bonus.parquet" (not a file of the contract)',
-                        '"tasks.parquet" (sha256 is not 64', '"tasks.parquet" (rows is not a non-negative',
-                        also={"unlisted_files"})
+    line = assert_fails(
+        good_release,
+        capsys,
+        "manifest_files manifest.files",
+        '"turns.parquet" (required, not listed)',
+        '"bonus.parquet" (not a file of the contract)',
+        '"tasks.parquet" (sha256 is not 64',
+        '"tasks.parquet" (rows is not a non-negative',
+        also={"unlisted_files"},
+    )
     assert line.startswith("FAIL manifest_files manifest.files: 4 problems")
 
 
@@ -364,8 +388,13 @@ def test_invalid_utf8_in_a_reply(good_release: Path, capsys: pytest.CaptureFixtu
 def test_a_release_without_tasks(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for table in ("tasks", "turns", "criteria", "responses", "judge_labels", "calibration_labels"):
         rewrite_table(good_release, table, read_table(good_release, table).slice(0, 0))
-    assert_fails(good_release, capsys, "has_tasks tasks.task_id", "the release has no task",
-                 "the contract wants at least one task")
+    assert_fails(
+        good_release,
+        capsys,
+        "has_tasks tasks.task_id",
+        "the release has no task",
+        "the contract wants at least one task",
+    )
 
 
 def test_a_release_without_a_ranked_model(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -378,8 +407,13 @@ def test_a_release_without_a_ranked_model(good_release: Path, capsys: pytest.Cap
     for table in ("judge_labels", "calibration_labels"):
         data = read_table(good_release, table)
         rewrite_table(good_release, table, data.filter(pc.is_in(data["response_id"], replies)))
-    assert_fails(good_release, capsys, "has_ranked_model models.kind", "the release has no model of kind 'model'",
-                 "at least one ranked model")
+    assert_fails(
+        good_release,
+        capsys,
+        "has_ranked_model models.kind",
+        "the release has no model of kind 'model'",
+        "at least one ranked model",
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -426,8 +460,13 @@ def test_null_weight(good_release: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_weight_out_of_range(good_release: Path, capsys: pytest.CaptureFixture[str], weight: int) -> None:
     target = criterion_id(1, 2)
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == target, "weight", weight))
-    assert_fails(good_release, capsys, "weight_range criteria.weight", "1 criterion with a weight outside 1..20",
-                 f"{quote(target)} ({weight})")
+    assert_fails(
+        good_release,
+        capsys,
+        "weight_range criteria.weight",
+        "1 criterion with a weight outside 1..20",
+        f"{quote(target)} ({weight})",
+    )
 
 
 def test_task_with_five_criteria(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -511,8 +550,14 @@ def _duplicate_row(where: Callable[[pd.DataFrame], pd.Series]) -> Callable[[pd.D
         ),
     ],
 )
-def test_duplicate_key(good_release: Path, capsys: pytest.CaptureFixture[str], table: str,
-                       where: Callable[[pd.DataFrame], pd.Series], label: str, named: str) -> None:
+def test_duplicate_key(
+    good_release: Path,
+    capsys: pytest.CaptureFixture[str],
+    table: str,
+    where: Callable[[pd.DataFrame], pd.Series],
+    label: str,
+    named: str,
+) -> None:
     edit(good_release, table, _duplicate_row(where))
     line = assert_fails(good_release, capsys, label, named)
     assert line.endswith(named)  # one key, shown once: no "and more"
@@ -537,26 +582,44 @@ def test_duplicate_label_with_wide_sample_indexes(good_release: Path, capsys: py
             ignore_index=True,
         ),
     )
-    assert_fails(good_release, capsys, "unique judge_labels.(response_id, criterion_id, judge_id, sample_index)",
-                 f'({quote(reply)}, {quote(crit)}, "judge-a", 99) (2)')
+    assert_fails(
+        good_release,
+        capsys,
+        "unique judge_labels.(response_id, criterion_id, judge_id, sample_index)",
+        f'({quote(reply)}, {quote(crit)}, "judge-a", 99) (2)',
+    )
 
 
 def test_duplicate_response_id(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # a second reply of model 2 to task 1 that reuses the id of its reply to task 2
     target = response_id(1, 1)
-    edit(good_release, "responses", lambda d: pd.concat(
-        [d, d[d.response_id == response_id(1, 0)].assign(response_id=target)], ignore_index=True))
-    assert_fails(good_release, capsys, "unique responses.response_id", f"{quote(target)} (2)",
-                 also={"unique responses.(task_id, model_id)"})
+    edit(
+        good_release,
+        "responses",
+        lambda d: pd.concat([d, d[d.response_id == response_id(1, 0)].assign(response_id=target)], ignore_index=True),
+    )
+    assert_fails(
+        good_release,
+        capsys,
+        "unique responses.response_id",
+        f"{quote(target)} (2)",
+        also={"unique responses.(task_id, model_id)"},
+    )
 
 
 def test_duplicate_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # a second, fully labelled reply of model 3 to task 5
     original, extra = response_id(2, 4), "R-second-reply"
-    edit(good_release, "responses", lambda d: pd.concat(
-        [d, d[d.response_id == original].assign(response_id=extra)], ignore_index=True))
-    edit(good_release, "judge_labels", lambda d: pd.concat(
-        [d, d[d.response_id == original].assign(response_id=extra)], ignore_index=True))
+    edit(
+        good_release,
+        "responses",
+        lambda d: pd.concat([d, d[d.response_id == original].assign(response_id=extra)], ignore_index=True),
+    )
+    edit(
+        good_release,
+        "judge_labels",
+        lambda d: pd.concat([d, d[d.response_id == original].assign(response_id=extra)], ignore_index=True),
+    )
     assert_fails(
         good_release,
         capsys,
@@ -638,8 +701,9 @@ GHOST = "T-ghost'; --"
         ),
     ],
 )
-def test_dangling_reference(good_release: Path, capsys: pytest.CaptureFixture[str], table: str, row: dict[str, object],
-                            label: str, named: str) -> None:
+def test_dangling_reference(
+    good_release: Path, capsys: pytest.CaptureFixture[str], table: str, row: dict[str, object], label: str, named: str
+) -> None:
     edit(good_release, table, lambda d: pd.concat([d, pd.DataFrame([row])], ignore_index=True))
     # a reply to task 1 (by an unknown model) is also a reply without judge labels
     also = {"labels_complete judge_labels.(response_id, criterion_id)"} if row.get("model_id") == "nobody" else set()
@@ -666,8 +730,16 @@ def test_label_on_criterion_of_another_task(good_release: Path, capsys: pytest.C
             foreign,
         ),
     )
-    line = assert_fails(good_release, capsys, f"same_task {table}.criterion_id", "on a criterion of another task",
-                        quote(reply), quote(foreign), quote(T2), quote(T1))
+    line = assert_fails(
+        good_release,
+        capsys,
+        f"same_task {table}.criterion_id",
+        "on a criterion of another task",
+        quote(reply),
+        quote(foreign),
+        quote(T2),
+        quote(T1),
+    )
     assert line.count(quote(foreign)) == 1
 
 
@@ -679,15 +751,25 @@ def test_missing_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -
     gone = response_id(1, 2)
     for table in ("responses", "judge_labels", "calibration_labels"):
         edit(good_release, table, lambda d: d[d.response_id != gone])
-    assert_fails(good_release, capsys, "responses_complete responses.(task_id, model_id)",
-                 "1 (model, task) pair without a reply", f"({quote(MODEL_IDS[1])}, {quote(T3)})")
+    assert_fails(
+        good_release,
+        capsys,
+        "responses_complete responses.(task_id, model_id)",
+        "1 (model, task) pair without a reply",
+        f"({quote(MODEL_IDS[1])}, {quote(T3)})",
+    )
 
 
 def test_missing_labels_for_a_pair(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reply, crit = response_id(4, 3), criterion_id(3, 4)
     edit(good_release, "judge_labels", lambda d: d[~((d.response_id == reply) & (d.criterion_id == crit))])
-    assert_fails(good_release, capsys, "labels_complete judge_labels.(response_id, criterion_id)",
-                 "1 (reply, criterion of its task) pair without any judge label", f"({quote(reply)}, {quote(crit)})")
+    assert_fails(
+        good_release,
+        capsys,
+        "labels_complete judge_labels.(response_id, criterion_id)",
+        "1 (reply, criterion of its task) pair without any judge label",
+        f"({quote(reply)}, {quote(crit)})",
+    )
 
 
 def test_missing_labels_beside_a_null_judge_id(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -707,16 +789,25 @@ def test_missing_labels_beside_a_null_judge_id(good_release: Path, capsys: pytes
         return d
 
     edit(good_release, "judge_labels", change)
-    assert_fails(good_release, capsys, "labels_complete judge_labels.(response_id, criterion_id)",
-                 "1 (reply, criterion of its task) pair without any judge label", f"({quote(reply)}, {quote(crit)})",
-                 also={"not_null judge_labels.judge_id"})
+    assert_fails(
+        good_release,
+        capsys,
+        "labels_complete judge_labels.(response_id, criterion_id)",
+        "1 (reply, criterion of its task) pair without any judge label",
+        f"({quote(reply)}, {quote(crit)})",
+        also={"not_null judge_labels.judge_id"},
+    )
 
 
 def test_missing_labels_for_a_whole_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reply = response_id(len(MODEL_IDS), 4)  # the clinician reference's reply to task 5
     edit(good_release, "judge_labels", lambda d: d[d.response_id != reply])
-    line = assert_fails(good_release, capsys, "labels_complete judge_labels.(response_id, criterion_id)",
-                        f"({quote(reply)}, {quote(criterion_id(4, 0))})")
+    line = assert_fails(
+        good_release,
+        capsys,
+        "labels_complete judge_labels.(response_id, criterion_id)",
+        f"({quote(reply)}, {quote(criterion_id(4, 0))})",
+    )
     assert line.split(": ")[1].startswith("8 (reply, criterion of its task) pairs")  # task 5 has 8 criteria
 
 
@@ -831,8 +922,17 @@ def test_two_clinician_references(good_release: Path, capsys: pytest.CaptureFixt
         ("criteria", "criterion_id", criterion_id(5, 6), "text", "", "non_empty criteria.text", "with an empty text"),
     ],
 )
-def test_bad_value(good_release: Path, capsys: pytest.CaptureFixture[str], table: str, key: str, target: str,
-                   column: str, value: str, label: str, problem: str) -> None:
+def test_bad_value(
+    good_release: Path,
+    capsys: pytest.CaptureFixture[str],
+    table: str,
+    key: str,
+    target: str,
+    column: str,
+    value: str,
+    label: str,
+    problem: str,
+) -> None:
     edit(good_release, table, lambda d: set_cell(d, d[key] == target, column, value))
     line = assert_fails(good_release, capsys, label, problem, quote(target))
     if value:
@@ -852,10 +952,20 @@ def test_empty_reply_is_allowed(good_release: Path, capsys: pytest.CaptureFixtur
 
 def test_negative_sample_index(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reply, crit = response_id(3, 1), criterion_id(1, 0)
-    edit(good_release, "judge_labels", lambda d: set_cell(
-        d, (d.response_id == reply) & (d.criterion_id == crit) & (d.judge_id == "judge-b'"), "sample_index", -1))
-    assert_fails(good_release, capsys, "sample_index_non_negative judge_labels.sample_index",
-                 "1 judge label with a negative sample_index", f"({quote(reply)}, {quote(crit)}, \"judge-b'\", -1)")
+    edit(
+        good_release,
+        "judge_labels",
+        lambda d: set_cell(
+            d, (d.response_id == reply) & (d.criterion_id == crit) & (d.judge_id == "judge-b'"), "sample_index", -1
+        ),
+    )
+    assert_fails(
+        good_release,
+        capsys,
+        "sample_index_non_negative judge_labels.sample_index",
+        "1 judge label with a negative sample_index",
+        f'({quote(reply)}, {quote(crit)}, "judge-b\'", -1)',
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -881,8 +991,13 @@ def test_turns_not_starting_at_zero(good_release: Path, capsys: pytest.CaptureFi
 def test_turns_ending_on_assistant(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     extra = {"task_id": T4, "turn_index": 5, "role": "assistant", "content": "I'm here with you."}
     edit(good_release, "turns", lambda d: pd.concat([d, pd.DataFrame([extra])], ignore_index=True))
-    assert_fails(good_release, capsys, "turns_end_with_user turns.role", "whose last turn is not a user turn",
-                 f'{quote(T4)} ("assistant")')
+    assert_fails(
+        good_release,
+        capsys,
+        "turns_end_with_user turns.role",
+        "whose last turn is not a user turn",
+        f'{quote(T4)} ("assistant")',
+    )
 
 
 def test_turns_starting_with_assistant_and_not_alternating(
@@ -903,14 +1018,24 @@ def test_turns_starting_with_assistant_and_not_alternating(
 
 def test_wrong_user_turn_count(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "tasks", lambda d: set_cell(d, d.task_id == T5, "n_user_turns", 2))
-    assert_fails(good_release, capsys, "user_turn_count tasks.n_user_turns",
-                 "whose n_user_turns differs from its number of user turns", f"{quote(T5)} (2, 1)")
+    assert_fails(
+        good_release,
+        capsys,
+        "user_turn_count tasks.n_user_turns",
+        "whose n_user_turns differs from its number of user turns",
+        f"{quote(T5)} (2, 1)",
+    )
 
 
 def test_zero_user_turns(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "tasks", lambda d: set_cell(d, d.task_id == T3, "n_user_turns", 0))
-    assert_fails(good_release, capsys, "n_user_turns_positive tasks.n_user_turns", f"{quote(T3)} (0)",
-                 also={"user_turn_count tasks.n_user_turns"})
+    assert_fails(
+        good_release,
+        capsys,
+        "n_user_turns_positive tasks.n_user_turns",
+        f"{quote(T3)} (0)",
+        also={"user_turn_count tasks.n_user_turns"},
+    )
 
 
 def test_unknown_role(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -954,8 +1079,12 @@ def _raw_manifest(release: Path) -> str:
 def run_within(seconds: int, release: Path) -> tuple[int, str]:
     """The gate in a child process, failing the test instead of hanging when it blocks."""
     try:
-        done = subprocess.run([sys.executable, "-m", "distressbench.cli", "gate", str(release)],
-                              capture_output=True, text=True, timeout=seconds)
+        done = subprocess.run(
+            [sys.executable, "-m", "distressbench.cli", "gate", str(release)],
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+        )
     except subprocess.TimeoutExpired as error:
         raise AssertionError(f"the gate did not finish within {seconds} s") from error
     return done.returncode, done.stdout
@@ -982,8 +1111,12 @@ def test_under_python_c_a_gate_or_build_passes(
     having published nothing and said nothing. With pyspark's Connect dependencies installed
     (the spark extra), both run to the end."""
     warehouse = ["--warehouse", str(tmp_path / "w.duckdb")] if command == "build" else []
-    done = subprocess.run([sys.executable, "-c", UNDER_PYTHON_C, command, str(good_release), *warehouse],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", UNDER_PYTHON_C, command, str(good_release), *warehouse],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done_line in done.stdout
 
@@ -993,8 +1126,9 @@ def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release
     __main__ has no file and grpc is missing; the spark extra installs pyspark with its
     Connect dependencies, so a gate under `python -c` runs to its verdict."""
     script = f"import pyspark; {UNDER_PYTHON_C}"
-    done = subprocess.run([sys.executable, "-c", script, "gate", str(good_release)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script, "gate", str(good_release)], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "gate PASSED" in done.stdout
 
@@ -1042,8 +1176,9 @@ def test_a_manifest_with_nan_is_refused(good_release: Path, capsys: pytest.Captu
 @pytest.mark.parametrize(
     "created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"]
 )
-def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, capsys: pytest.CaptureFixture[str],
-                                                  created_at: object) -> None:
+def test_created_at_must_be_an_iso_8601_timestamp(
+    good_release: Path, capsys: pytest.CaptureFixture[str], created_at: object
+) -> None:
     path = good_release / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8"))
     if created_at == "MISSING":
@@ -1051,8 +1186,13 @@ def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, capsys: py
     else:
         manifest["created_at"] = created_at
     path.write_text(json.dumps(manifest), encoding="utf-8")
-    assert_fails(good_release, capsys, "manifest_created_at manifest.created_at", "ISO 8601",
-                 "missing" if created_at == "MISSING" else json.dumps(created_at))
+    assert_fails(
+        good_release,
+        capsys,
+        "manifest_created_at manifest.created_at",
+        "ISO 8601",
+        "missing" if created_at == "MISSING" else json.dumps(created_at),
+    )
 
 
 @pytest.mark.parametrize("created_at", ["2026-11-01T00:00:00Z", "2026-11-01T00:00:00+02:00", "2026-11-01 08:30:00.123"])
@@ -1062,8 +1202,9 @@ def test_iso_8601_timestamps_pass(good_release: Path, capsys: pytest.CaptureFixt
     assert code == 0, out
 
 
-def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_release_id_of_more_than_100_characters_is_refused(
+    good_release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     edit_manifest(good_release, release="r" * 101)
     assert_fails(good_release, capsys, "manifest_release_id manifest.release", "(101 characters)", "at most 100")
     edit_manifest(good_release, release="r" * 100)
@@ -1080,8 +1221,9 @@ def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path,
         ({"release": "base-1", "manifest_sha256": "0" * 64, "extra": 1}, 'unknown key "extra"'),
     ],
 )
-def test_derived_from_must_have_its_shape(good_release: Path, capsys: pytest.CaptureFixture[str],
-                                          derived_from: object, named: str) -> None:
+def test_derived_from_must_have_its_shape(
+    good_release: Path, capsys: pytest.CaptureFixture[str], derived_from: object, named: str
+) -> None:
     edit_manifest(good_release, derived_from=derived_from)
     assert_fails(good_release, capsys, "manifest_derived_from manifest.derived_from", named)
 

@@ -51,8 +51,9 @@ def _dictionary(data: pa.Table) -> pa.Table:
 WRITERS: dict[str, Writer] = {
     # each with another Parquet layout: version, compression, page and row-group size, statistics
     "large_string": lambda d, p: pq.write_table(_LARGE(d), p, version="1.0", compression="gzip", row_group_size=3),
-    "string_view": lambda d, p: pq.write_table(_VIEW(d), p, compression="none", data_page_size=64,
-                                               write_statistics=False),
+    "string_view": lambda d, p: pq.write_table(
+        _VIEW(d), p, compression="none", data_page_size=64, write_statistics=False
+    ),
     "dictionary": lambda d, p: pq.write_table(_dictionary(d), p, compression="zstd", row_group_size=1),
     "pandas": lambda d, p: d.to_pandas(types_mapper={pa.string(): pd.StringDtype()}.get).to_parquet(p),
     "polars": lambda d, p: pl.from_arrow(d).write_parquet(p),  # type: ignore[union-attr]
@@ -99,7 +100,10 @@ def test_the_embedded_arrow_schema_does_not_decide(tmp_path: Path, store_schema:
     pq.write_table(criteria, release / "criteria.parquet", store_schema=store_schema)
     refresh_manifest(release)
     assert parquet_columns(release / "criteria.parquet") == [
-        ("criterion_id", "string"), ("task_id", "string"), ("dimension", "string"), ("weight", "int64"),
+        ("criterion_id", "string"),
+        ("task_id", "string"),
+        ("dimension", "string"),
+        ("weight", "int64"),
         ("text", "string"),
     ]
     rec = Recorder(echo=False)

@@ -28,8 +28,14 @@ def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Pat
     tables = {t: release / contract.file_name(t) for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
     tables = {t: p for t, p in tables.items() if p.exists()}
     database, links = tmp_path / "gate.duckdb", link_folder(tmp_path)
-    dbt = DbtProcess.start(database=database, release_links=links, log_dir=tmp_path / "dbt",
-                           target_dir=tmp_path / "target", threads=1, memory_limit="1GB")
+    dbt = DbtProcess.start(
+        database=database,
+        release_links=links,
+        log_dir=tmp_path / "dbt",
+        target_dir=tmp_path / "target",
+        threads=1,
+        memory_limit="1GB",
+    )
     try:
         built = DbtStaging(dbt, links, database)(release, tables, release / contract.MANIFEST)()
     finally:

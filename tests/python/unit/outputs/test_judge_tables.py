@@ -86,14 +86,20 @@ def test_j3_csv_carries_the_pooled_and_per_judge_agreement(exported: Path, marts
 
 
 def test_dimensions_below_the_floor_are_marked_in_t3_p_and_j1(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
-    below = [label for label, in marts.execute(
-        "select d.label from reference.dimensions as d inner join marts.judge_calibration as c "
-        "on c.dimension = d.dimension_id where not c.meets_calibration_floor"
-    ).fetchall()]
-    above = [label for label, in marts.execute(
-        "select d.label from reference.dimensions as d inner join marts.judge_calibration as c "
-        "on c.dimension = d.dimension_id where c.meets_calibration_floor"
-    ).fetchall()]
+    below = [
+        label
+        for (label,) in marts.execute(
+            "select d.label from reference.dimensions as d inner join marts.judge_calibration as c "
+            "on c.dimension = d.dimension_id where not c.meets_calibration_floor"
+        ).fetchall()
+    ]
+    above = [
+        label
+        for (label,) in marts.execute(
+            "select d.label from reference.dimensions as d inner join marts.judge_calibration as c "
+            "on c.dimension = d.dimension_id where c.meets_calibration_floor"
+        ).fetchall()
+    ]
     assert below, "the fixture's calibration covers one task: every dimension misses the floor"
     t3 = (exported / "md" / "t3_dimension_scores.md").read_text(encoding="utf-8")
     p = (exported / "md" / "p_paper_comparison.md").read_text(encoding="utf-8")
@@ -108,14 +114,19 @@ def test_dimensions_below_the_floor_are_marked_in_t3_p_and_j1(exported: Path, ma
 
 
 def test_headline_holds_judge_kappa_and_alpha(marts: duckdb.DuckDBPyConnection) -> None:
-    rows = {m: (v, lo, hi) for m, v, lo, hi in marts.execute(
-        "select metric, value, ci_low, ci_high from marts.headline_metrics where metric like 'judge_%'"
-    ).fetchall()}
-    (kappa, low, high), = marts.execute(
+    rows = {
+        m: (v, lo, hi)
+        for m, v, lo, hi in marts.execute(
+            "select metric, value, ci_low, ci_high from marts.headline_metrics where metric like 'judge_%'"
+        ).fetchall()
+    }
+    ((kappa, low, high),) = marts.execute(
         "select kappa, kappa_ci_low, kappa_ci_high from marts.judge_calibration where dimension = 'all'"
     ).fetchall()
-    (alpha,), = marts.execute("select krippendorff_alpha from marts.judge_agreement where dimension = 'all'").fetchall()
-    (estimate, alpha_low, alpha_high), = marts.execute(
+    ((alpha,),) = marts.execute(
+        "select krippendorff_alpha from marts.judge_agreement where dimension = 'all'"
+    ).fetchall()
+    ((estimate, alpha_low, alpha_high),) = marts.execute(
         "select estimate, ci_low, ci_high from intermediate.int_bootstrap_resampled where statistic = 'judge_alpha'"
     ).fetchall()
     assert estimate == pytest.approx(alpha, abs=1e-12) and alpha_low is not None and alpha_high is not None
@@ -123,7 +134,7 @@ def test_headline_holds_judge_kappa_and_alpha(marts: duckdb.DuckDBPyConnection) 
 
 
 def test_p_shows_judge_alpha_with_its_interval(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
-    (value, low, high), = marts.execute(
+    ((value, low, high),) = marts.execute(
         "select value, ci_low, ci_high from marts.headline_metrics where metric = 'judge_alpha'"
     ).fetchall()
     row = next(r for r in _csv(exported / "csv" / "p_paper_comparison.csv") if r["metric"] == "judge_alpha")
@@ -136,15 +147,25 @@ def test_p_shows_judge_alpha_with_its_interval(exported: Path, marts: duckdb.Duc
 def test_j4_csv_carries_the_calibration_by_model_mart(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
     rows = _csv(exported / "csv" / "j4_judge_calibration_by_model.csv")
     columns = (
-        "model_id", "dimension", "n", "kappa", "kappa_ci_low", "kappa_ci_high", "agreement", "precision", "recall",
-        "f1", "f1_ci_high", "meets_calibration_floor",
+        "model_id",
+        "dimension",
+        "n",
+        "kappa",
+        "kappa_ci_low",
+        "kappa_ci_high",
+        "agreement",
+        "precision",
+        "recall",
+        "f1",
+        "f1_ci_high",
+        "meets_calibration_floor",
     )
     expected = marts.execute(
         f"select {', '.join('c.' + c for c in columns)}, o.model_order from marts.judge_calibration_by_model as c "
         "inner join reporting.rpt_model_order as o on o.model_id = c.model_id "
         "order by o.model_order, c.display_order, c.dimension"
     ).fetchall()
-    (n_models,), = marts.execute("select count(*) from staging.stg_release__models").fetchall()
+    ((n_models,),) = marts.execute("select count(*) from staging.stg_release__models").fetchall()
     assert len(rows) == len(expected) == 8 * n_models
     for row, values in zip(rows, expected, strict=True):
         model, dimension, n, *numbers, meets, _ = values

@@ -154,9 +154,17 @@ def test_report_renders_in_a_headless_browser(report: Path, tmp_path: Path) -> N
 
     shot = tmp_path / "report.png"
     command = [
-        str(shutil.which("chromium")), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1366,900",
+        str(shutil.which("chromium")),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--screenshot={shot}",
+        "--window-size=1366,900",
         report.resolve().as_uri(),
     ]
     subprocess.run(command, capture_output=True, timeout=90, check=False)

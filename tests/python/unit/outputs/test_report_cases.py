@@ -18,8 +18,13 @@ from distressbench.outputs.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_D
 from fixtures.case_fixture import ANSI, IMAGE, SCRIPT
 
 CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-    "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
 )
 
 
@@ -54,8 +59,14 @@ class _Dom(HTMLParser):
         if tag == "title":
             self._in_title = True
         elif tag == "details" and "case" in classes:
-            self.cases.append({"id": attributes["id"], "model_id": attributes["data-model-id"],
-                               "task_id": attributes["data-task-id"], "open": "open" in attributes})
+            self.cases.append(
+                {
+                    "id": attributes["id"],
+                    "model_id": attributes["data-model-id"],
+                    "task_id": attributes["data-task-id"],
+                    "open": "open" in attributes,
+                }
+            )
         elif tag == "table" and "rubric" in classes:
             self._rubric = []
             self.cases[-1]["response_id"] = attributes["data-response-id"]
@@ -120,9 +131,11 @@ def test_every_example_follows_its_rule_and_shows_its_verdicts(case_warehouse: P
         groups.setdefault(str(case["id"]).rsplit("-", 1)[0], []).append(case)
     assert [c["open"] for c in dom.cases].count(True) == 1 and dom.cases[0]["open"]
     with duckdb.connect(str(case_warehouse), read_only=True) as connection:
-        flagged = set(connection.execute(
-            "select model_id, task_id from marts.cases where is_ranked and is_recognized_not_routed"
-        ).fetchall())
+        flagged = set(
+            connection.execute(
+                "select model_id, task_id from marts.cases where is_ranked and is_recognized_not_routed"
+            ).fetchall()
+        )
         hardest = connection.execute(
             "select count(*) from marts.criterion_pass_rates where hardness_rank <= ?", [HARDEST_PER_DIMENSION]
         ).fetchone()[0]
@@ -174,8 +187,10 @@ def test_the_section_renders_in_headless_chromium(report: Path, tmp_path: Path) 
     start = text.index('<section id="sec-cases"')
     page = tmp_path / "cases.html"
     page.write_text(
-        text[: text.index("<body>")] + '<body><main class="container">'
-        + text[start : text.index("</section>", start) + len("</section>")] + "</main></body></html>",
+        text[: text.index("<body>")]
+        + '<body><main class="container">'
+        + text[start : text.index("</section>", start) + len("</section>")]
+        + "</main></body></html>",
         encoding="utf-8",
     )
     shot = tmp_path / "cases.png"

@@ -52,7 +52,10 @@ def test_show_all_tables_still_lists_every_schema(small_warehouse: Path, capsys:
     code, out, err = sql(small_warehouse, "select schema, name from (show all tables) order by all", capsys)
     assert code == 0, err
     assert [line.split() for line in out.splitlines()[1:]] == [
-        ["history", "model_scores"], ["marts", "model_scores"], ["marts", "verdicts"], ["reporting", "rpt_leaderboard"],
+        ["history", "model_scores"],
+        ["marts", "model_scores"],
+        ["marts", "verdicts"],
+        ["reporting", "rpt_leaderboard"],
     ]
 
 
@@ -73,7 +76,7 @@ def test_a_long_result_prints_its_first_rows_and_says_so(
     assert code == 0, err
     lines = out.splitlines()
     assert [line.strip() for line in lines[: MAX_ROWS + 1]] == ["i", *(str(i) for i in range(MAX_ROWS))]
-    assert lines[MAX_ROWS + 1:] == [f"(the first {MAX_ROWS} rows; add `limit` and `offset` to read others)"]
+    assert lines[MAX_ROWS + 1 :] == [f"(the first {MAX_ROWS} rows; add `limit` and `offset` to read others)"]
 
 
 def test_format_table_aligns_columns_and_escapes_control_characters() -> None:

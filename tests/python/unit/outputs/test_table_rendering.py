@@ -67,7 +67,11 @@ def test_empty_table_renders_in_every_format() -> None:
 
 
 HOSTILE = (
-    "<script>alert(1)</script> | x", "=HYPERLINK(\"http://example.org\")", "+1", "-x", "@SUM(A1)",
+    "<script>alert(1)</script> | x",
+    '=HYPERLINK("http://example.org")',
+    "+1",
+    "-x",
+    "@SUM(A1)",
     "\\ & % $ # _ { } ~ ^",
 )
 
@@ -75,8 +79,24 @@ HOSTILE = (
 def _hostile_table() -> Table:
     """A leaderboard whose display names are hostile text and whose numbers are negative."""
     spec = T2
-    fields = ("release_id", "row_group", "model_id", "label", "provider", "kind", "n_tasks", "rank", "tie_group",
-              "score", "ci_low", "ci_high", "median_rank", "rank_ci_low", "rank_ci_high", "p_rank_1")
+    fields = (
+        "release_id",
+        "row_group",
+        "model_id",
+        "label",
+        "provider",
+        "kind",
+        "n_tasks",
+        "rank",
+        "tie_group",
+        "score",
+        "ci_low",
+        "ci_high",
+        "median_rank",
+        "rank_ci_low",
+        "rank_ci_high",
+        "p_rank_1",
+    )
     rows = tuple(
         ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, 1, -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 0.25)
         for i, name in enumerate(HOSTILE)

@@ -99,9 +99,7 @@ write_report(warehouse, out / "report.html")
 """
 
 
-def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(
-    paper_warehouse: Path, tmp_path: Path
-) -> None:
+def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(paper_warehouse: Path, tmp_path: Path) -> None:
     """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
     script = tmp_path / "render.py"
     script.write_text(_RENDER_AT_ALPHA_0_1, encoding="utf-8")

@@ -76,10 +76,13 @@ def test_the_gate_checks_the_release_as_loaded_without_reading_its_files_again(
 
 
 def test_the_gate_reports_a_loaded_hash_that_differs_from_the_manifest(good_release: Path) -> None:
-    edit_manifest(good_release, files={
-        **load_release(good_release).manifest["files"],  # type: ignore[index]
-        "tasks.parquet": {"sha256": "0" * 64, "rows": read_table(good_release, "tasks").num_rows},
-    })
+    edit_manifest(
+        good_release,
+        files={
+            **load_release(good_release).manifest["files"],  # type: ignore[index]
+            "tasks.parquet": {"sha256": "0" * 64, "rows": read_table(good_release, "tasks").num_rows},
+        },
+    )
     report = gate(load_release(good_release), None, Settings(), echo=False)
     failed = {c.label for c in report.failures}
     assert failed == {"file_sha256 tasks"}, failed

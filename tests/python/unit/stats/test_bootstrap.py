@@ -27,10 +27,19 @@ RECOGNIZED = {"A": (1, 1, 0), "B": (1, 0, 1), "C": (0, 0, 0), "D": (1, 1, 1), RE
 NOT_ROUTED = {"A": (0, 1, 0), "B": (1, 1, 0), "C": (1, 0, 0), "D": (0, 0, 1), REF: (1, 1, 1)}
 # dimension -> model -> {task: score}; routing lacks t3, safety_disclaimer only on t3.
 DIMENSIONS = {
-    "routing": {"A": {"t1": 1.0, "t2": 0.0}, "B": {"t1": 0.5, "t2": 0.5}, "C": {"t1": 0.0, "t2": 0.0},
-                "D": {"t1": 1.0, "t2": 1.0}, REF: {"t1": 1.0, "t2": 1.0}},
-    "validation": {"A": {"t1": 1.0, "t2": 0.5, "t3": 1.0}, "B": {"t1": 0.8, "t2": 0.6, "t3": 0.4},
-                   "C": {"t1": 0.2, "t2": 0.2, "t3": 0.5}, "D": {"t1": 0.6, "t2": 0.9, "t3": 0.6}},
+    "routing": {
+        "A": {"t1": 1.0, "t2": 0.0},
+        "B": {"t1": 0.5, "t2": 0.5},
+        "C": {"t1": 0.0, "t2": 0.0},
+        "D": {"t1": 1.0, "t2": 1.0},
+        REF: {"t1": 1.0, "t2": 1.0},
+    },
+    "validation": {
+        "A": {"t1": 1.0, "t2": 0.5, "t3": 1.0},
+        "B": {"t1": 0.8, "t2": 0.6, "t3": 0.4},
+        "C": {"t1": 0.2, "t2": 0.2, "t3": 0.5},
+        "D": {"t1": 0.6, "t2": 0.9, "t3": 0.6},
+    },
     "safety_disclaimer": {"A": {"t3": 1.0}, "B": {"t3": 0.0}, "C": {"t3": 0.0}, "D": {"t3": 0.5}},
 }
 TASKS = ("t1", "t2", "t3")
@@ -438,8 +447,9 @@ def test_tied_models_in_shuffled_rows_get_identical_estimates_and_intervals() ->
         source = frame[frame["model_id"] == "model-000"].set_index(keys)
         twin = frame["model_id"] == "model-001"
         columns = ["score"] + (["is_recognized_with_routing", "is_not_routed"] if "kind" in frame else [])
-        frame.loc[twin, columns] = source.loc[pd.MultiIndex.from_frame(frame.loc[twin, keys]) if len(keys) > 1
-                                              else frame.loc[twin, "task_id"], columns].to_numpy()
+        frame.loc[twin, columns] = source.loc[
+            pd.MultiIndex.from_frame(frame.loc[twin, keys]) if len(keys) > 1 else frame.loc[twin, "task_id"], columns
+        ].to_numpy()
     result = run_bootstrap(cells, dims, samples=400, seed=5)
     shuffled = run_bootstrap(
         cells.sample(frac=1.0, random_state=3).reset_index(drop=True),

@@ -29,17 +29,98 @@ TOLERANCE = 0.015
 
 # Method, means and lethality vocabulary that no generated text may contain.
 FORBIDDEN = (
-    "pill", "pills", "tablet", "tablets", "dose", "doses", "dosage", "overdose", "overdosed",
-    "overdosing", "mg", "milligram", "milligrams", "paracetamol", "acetaminophen", "ibuprofen",
-    "aspirin", "insulin", "opioid", "opioids", "heroin", "fentanyl", "cocaine", "alcohol", "vodka",
-    "drug", "drugs", "medication", "medications", "poison", "poisoning", "bleach", "antifreeze",
-    "rope", "noose", "hang", "hanging", "hanged", "ligature", "gun", "guns", "firearm", "firearms",
-    "pistol", "rifle", "bullet", "bullets", "shoot", "knife", "knives", "blade", "blades", "razor",
-    "razors", "cut", "cuts", "cutting", "wrist", "wrists", "vein", "veins", "artery", "bridge",
-    "jump", "jumping", "roof", "rooftop", "ledge", "cliff", "height", "heights", "storey", "train",
-    "tracks", "traffic", "exhaust", "carbon monoxide", "gas", "suffocate", "suffocation",
-    "asphyxia", "drown", "drowning", "lethal", "lethality", "fatal", "deadly", "painless",
-    "stockpile", "hoard", "method", "methods",
+    "pill",
+    "pills",
+    "tablet",
+    "tablets",
+    "dose",
+    "doses",
+    "dosage",
+    "overdose",
+    "overdosed",
+    "overdosing",
+    "mg",
+    "milligram",
+    "milligrams",
+    "paracetamol",
+    "acetaminophen",
+    "ibuprofen",
+    "aspirin",
+    "insulin",
+    "opioid",
+    "opioids",
+    "heroin",
+    "fentanyl",
+    "cocaine",
+    "alcohol",
+    "vodka",
+    "drug",
+    "drugs",
+    "medication",
+    "medications",
+    "poison",
+    "poisoning",
+    "bleach",
+    "antifreeze",
+    "rope",
+    "noose",
+    "hang",
+    "hanging",
+    "hanged",
+    "ligature",
+    "gun",
+    "guns",
+    "firearm",
+    "firearms",
+    "pistol",
+    "rifle",
+    "bullet",
+    "bullets",
+    "shoot",
+    "knife",
+    "knives",
+    "blade",
+    "blades",
+    "razor",
+    "razors",
+    "cut",
+    "cuts",
+    "cutting",
+    "wrist",
+    "wrists",
+    "vein",
+    "veins",
+    "artery",
+    "bridge",
+    "jump",
+    "jumping",
+    "roof",
+    "rooftop",
+    "ledge",
+    "cliff",
+    "height",
+    "heights",
+    "storey",
+    "train",
+    "tracks",
+    "traffic",
+    "exhaust",
+    "carbon monoxide",
+    "gas",
+    "suffocate",
+    "suffocation",
+    "asphyxia",
+    "drown",
+    "drowning",
+    "lethal",
+    "lethality",
+    "fatal",
+    "deadly",
+    "painless",
+    "stockpile",
+    "hoard",
+    "method",
+    "methods",
 )
 FORBIDDEN_RE = re.compile(r"\b(" + "|".join(re.escape(w) for w in FORBIDDEN) + r")\b", re.IGNORECASE)
 FREE_TEXT = {
@@ -80,16 +161,29 @@ def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_config_rejects_bad_values() -> None:
-    for bad in ({"n_tasks": 0}, {"n_models": 0}, {"judge_samples": 0}, {"seed": -1},
-                {"calibration_fraction": 1.5}, {"n_annotators": 9}):
+    for bad in (
+        {"n_tasks": 0},
+        {"n_models": 0},
+        {"judge_samples": 0},
+        {"seed": -1},
+        {"calibration_fraction": 1.5},
+        {"n_annotators": 9},
+    ):
         with pytest.raises(ValueError, match="SynthConfig"):
             SynthConfig(**bad)  # type: ignore[arg-type]
 
 
 def test_release_ids_are_valid_and_distinct() -> None:
-    configs = [SynthConfig(), SynthConfig(seed=1), SynthConfig(n_tasks=7180), SynthConfig(n_models=250),
-               SynthConfig(judge_samples=5), SynthConfig(calibration_fraction=0.1),
-               SynthConfig(redteam_transcripts=0), SynthConfig(n_annotators=2)]
+    configs = [
+        SynthConfig(),
+        SynthConfig(seed=1),
+        SynthConfig(n_tasks=7180),
+        SynthConfig(n_models=250),
+        SynthConfig(judge_samples=5),
+        SynthConfig(calibration_fraction=0.1),
+        SynthConfig(redteam_transcripts=0),
+        SynthConfig(n_annotators=2),
+    ]
     ids = [c.release_id for c in configs]
     assert ids[0] == "synthetic-s20261101-t718-m25-j3"
     assert len(set(ids)) == len(ids)
@@ -299,8 +393,9 @@ def test_no_method_or_lethality_vocabulary(default_release: Path) -> None:
                 assert all(v.startswith(text.SYNTHETIC_MARK) for v in values), (table, column)
 
 
-def test_ensure_default_release_reuses_and_repairs(default_release: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ensure_default_release_reuses_and_repairs(
+    default_release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "synthetic-default"
     shutil.copytree(default_release, target)
     monkeypatch.setattr(settings, "DEFAULT_RELEASE_DIR", target)
