@@ -15,13 +15,14 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import EvalError
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import ChatMessage, ModelOutput, get_model
 
 from distressbench import cli
 from distressbench.build.pipeline import build_release
@@ -316,3 +317,21 @@ def test_the_tie_rule_met_reads_a_split_vote_as_met(good_release: Path, tmp_path
     points = [(int(c["text"].rsplit("point ", 1)[1].rstrip('").')) - 1, c["weight"]) for c in criteria]
     want = sum(w for k, w in points if k % 4 in (0, 2, 3)) / sum(w for _, w in points)
     assert sample.scores["rubric_judge"].value == pytest.approx(want, abs=1e-12)  # type: ignore[index]
+
+
+def test_an_eval_without_a_judge_fails_before_the_model_under_test_replies(good_release: Path, tmp_path: Path) -> None:
+    asked: list[int] = []
+
+    def counted_reply(messages: list[ChatMessage], *rest: Any) -> ModelOutput:
+        asked.append(len(messages))
+        return reply(messages, *rest)
+
+    (log,) = inspect_eval(
+        crisis_support(release=str(good_release)),
+        model=get_model(MODEL, custom_outputs=counted_reply, memoize=False),
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "error" and log.error is not None
+    assert "Model role 'judge' is required and was not specified" in log.error.message
+    assert asked == []
