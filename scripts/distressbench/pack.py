@@ -32,7 +32,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from distressbench.gate.files import safe_release_id
+from distressbench.gate.files import check_columns, check_new_folder, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
@@ -240,25 +240,8 @@ def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
     column is missing, extra or repeated, of a type that cannot hold the contract's, or holds
     a value that does not fit."""
     table, schema = source.table, contract.SCHEMAS[source.table]
-    names = data.column_names
-    missing = [n for n in schema.names if n not in names]
-    extra = [n for n in names if n not in schema.names]
-    doubled = sorted({n for n in names if names.count(n) > 1})
-    if missing or extra or doubled:
-        examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra]
-        examples += [f"{n} (repeated)" for n in doubled]
-        rec.failed(
-            "schema_columns",
-            "schema",
-            table,
-            ", ".join(missing + extra + doubled),
-            len(examples),
-            examples,
-            f"{source.name} has {listing(examples, len(examples))}; "
-            f"the contract's columns of {table} are {', '.join(schema.names)}",
-        )
+    if not check_columns(table, source.name, data.column_names, rec):
         return None
-    rec.passed("schema_columns", "schema", table)
     from_text = source.kind == "csv"
     columns: list[pa.ChunkedArray] = []
     wrong: list[str] = []
@@ -327,16 +310,7 @@ def pack(
     started = time.perf_counter()
     rec = Recorder(echo=False)
     chosen = out_dir.name if release_id is None else release_id
-    if out_dir.exists() or out_dir.is_symlink():
-        rec.failed(
-            "out_dir_new",
-            "files",
-            None,
-            None,
-            1,
-            [quote(str(out_dir))],
-            f"{out_dir} already exists; a release is packed into a new folder",
-        )
+    check_new_folder(out_dir, "a release is packed into a new folder", rec)
     if not safe_release_id(chosen):
         rec.failed(
             "release_id",

@@ -32,7 +32,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from distressbench import settings
-from distressbench.gate.files import check_manifest, check_schemas, safe_release_id
+from distressbench.gate.files import check_manifest, check_new_folder, check_schemas, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
@@ -475,16 +475,7 @@ def submit(
             )
     if rec.checks:
         raise SubmissionRefused(rec.checks)
-    if out_dir.exists():
-        rec.failed(
-            "out_dir_new",
-            "files",
-            None,
-            None,
-            1,
-            [quote(str(out_dir))],
-            f"{out_dir} already exists; the derived release is written to a new folder",
-        )
+    check_new_folder(out_dir, "the derived release is written to a new folder", rec)
     base, submission = load_release(base_dir), load_release(submission_dir)
     base_id = check_submission(base, submission, rec, memory_limit)
     chosen = release_id

@@ -190,7 +190,7 @@ def _write(out_dir: Path, collected: _Collected) -> None:
 def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: int = 1) -> dict[str, int]:
     """Write the submission folder out_dir from the logs; returns rows per table. Raises
     ImportRefused naming every problem (nothing written)."""
-    if out_dir.exists():
+    if folders.is_taken(out_dir):
         raise ImportRefused([f"out_dir_new: {out_dir} already exists; the submission is written to a new folder"])
     base = _read_base(base_dir)
     collected = _Collected()

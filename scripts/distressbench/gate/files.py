@@ -17,7 +17,7 @@ from typing import Any
 
 from distressbench import messages
 from distressbench.gate.results import Recorder, listing, quote
-from distressbench.release import contract
+from distressbench.release import contract, folders
 from distressbench.release.manifest import file_kind
 from distressbench.release.release import Release, leads_outside
 
@@ -61,29 +61,14 @@ def check_manifest(release: Release, rec: Recorder) -> str | None:
     release_dir = release.folder
     path = release_dir / contract.MANIFEST
     manifest = release.manifest
-    if manifest is None and release.manifest_error is None:
-        kind = file_kind(path)
-        rec.failed(
-            "manifest_json",
-            stage,
-            None,
-            None,
-            1,
-            [contract.MANIFEST],
-            f"{contract.MANIFEST} is missing from {release_dir}"
-            if kind == "missing"
-            else f"{contract.MANIFEST} is {kind}, not a regular file",
-        )
-    elif manifest is None:
-        rec.failed(
-            "manifest_json",
-            stage,
-            None,
-            None,
-            1,
-            [contract.MANIFEST],
-            f"{contract.MANIFEST} cannot be read: {release.manifest_error}",
-        )
+    if manifest is None:
+        if release.manifest_error is not None:
+            problem = f"{contract.MANIFEST} cannot be read: {release.manifest_error}"
+        elif (kind := file_kind(path)) == "missing":
+            problem = f"{contract.MANIFEST} is missing from {release_dir}"
+        else:
+            problem = f"{contract.MANIFEST} is {kind}, not a regular file"
+        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST], problem)
     else:
         rec.passed("manifest_json", stage)
 
@@ -397,28 +382,15 @@ def _check_files(release: Release, listed: dict[str, Any], outside: set[str], re
         expected_sha = entry.get("sha256")
         if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
             actual = file.sha256
-            if actual is None:
-                rec.failed(
-                    "file_sha256",
-                    "manifest",
-                    table,
-                    None,
-                    1,
-                    [name],
-                    f"{name} cannot be read to check its sha256: {file.read_error}",
-                )
-            elif actual == expected_sha.lower():
+            if actual == expected_sha.lower():
                 rec.passed("file_sha256", "manifest", table)
             else:
-                rec.failed(
-                    "file_sha256",
-                    "manifest",
-                    table,
-                    None,
-                    1,
-                    [name],
-                    f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}",
+                problem = (
+                    f"{name} cannot be read to check its sha256: {file.read_error}"
+                    if actual is None
+                    else f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}"
                 )
+                rec.failed("file_sha256", "manifest", table, None, 1, [name], problem)
         expected_rows = entry.get("rows")
         if _is_int(expected_rows) and expected_rows >= 0:
             actual_rows = file.rows
@@ -462,36 +434,51 @@ def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
     return valid
 
 
+def check_new_folder(out_dir: Path, purpose: str, rec: Recorder) -> None:
+    """The out_dir_new check: nothing is at `out_dir` yet (`purpose` says what goes there);
+    recorded only when it fails."""
+    if folders.is_taken(out_dir):
+        rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))], f"{out_dir} already exists; {purpose}")
+
+
+def check_columns(table: str, file_name: str, names: list[str], rec: Recorder) -> bool:
+    """The schema_columns check of one file of `table`: its column names are the contract's,
+    none missing, extra or repeated. Recorded as passed or failed; returns whether it passed."""
+    expected = contract.SCHEMAS[table].names
+    missing = [n for n in expected if n not in names]
+    extra = [n for n in names if n not in expected]
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    if not (missing or extra or doubled):
+        rec.passed("schema_columns", "schema", table)
+        return True
+    parts = []
+    if missing:
+        parts.append(f"lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    if extra:
+        parts.append(f"has extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}")
+    if doubled:
+        parts.append(f"repeats column{'s' if len(doubled) > 1 else ''} {', '.join(doubled)}")
+    examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra]
+    examples += [f"{n} (repeated)" for n in doubled]
+    rec.failed(
+        "schema_columns",
+        "schema",
+        table,
+        ", ".join(missing + extra + doubled),
+        len(examples),
+        examples,
+        f"{file_name} {' and '.join(parts)}; the contract's columns of {table} are {', '.join(expected)}",
+    )
+    return False
+
+
 def _check_schema(table: str, columns: list[tuple[str, str]], rec: Recorder) -> bool:
     expected = contract.SCHEMAS[table]
     names = [name for name, _ in columns]
     found = dict(columns)
-    missing = [n for n in expected.names if n not in names]
-    extra = [n for n in names if n not in expected.names]
-    doubled = sorted({n for n in names if names.count(n) > 1})
     file = contract.file_name(table)
-    if missing or extra or doubled:
-        parts = []
-        if missing:
-            parts.append(f"lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-        if extra:
-            parts.append(f"has extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}")
-        if doubled:
-            parts.append(f"repeats column{'s' if len(doubled) > 1 else ''} {', '.join(doubled)}")
-        examples = (
-            [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra] + [f"{n} (repeated)" for n in doubled]
-        )
-        rec.failed(
-            "schema_columns",
-            "schema",
-            table,
-            ", ".join(missing + extra + doubled),
-            len(examples),
-            examples,
-            f"{file} {' and '.join(parts)}; the contract's columns are {', '.join(expected.names)}",
-        )
-    else:
-        rec.passed("schema_columns", "schema", table)
+    columns_ok = check_columns(table, file, names, rec)
+    doubled = {n for n in names if names.count(n) > 1}
     wrong = [
         (n, found[n], str(expected.field(n).type))
         for n in expected.names
@@ -510,4 +497,4 @@ def _check_schema(table: str, columns: list[tuple[str, str]], rec: Recorder) -> 
         )
     elif not doubled:
         rec.passed("schema_types", "schema", table)
-    return not (missing or extra or doubled or wrong)
+    return columns_ok and not wrong

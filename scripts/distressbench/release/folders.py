@@ -28,6 +28,12 @@ HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
 _REST = re.compile(r"([A-Za-z0-9-]+)\.(\d+)\.[0-9a-f]+" + re.escape(SUFFIX))
 
 
+def is_taken(destination: Path) -> bool:
+    """Whether anything is at `destination`: a file, a folder or a link, even a broken one
+    (which renaming a folder onto it would fail on)."""
+    return destination.exists() or destination.is_symlink()
+
+
 def make_beside(destination: Path) -> Path:
     """A new empty folder beside `destination`, once the abandoned ones for it are removed."""
     destination.parent.mkdir(parents=True, exist_ok=True)

@@ -223,6 +223,9 @@ def test_the_same_replies_twice_the_wrong_epoch_and_an_existing_folder_are_refus
     (tmp_path / "out").mkdir()
     with pytest.raises(ImportRefused, match="out_dir_new"):
         import_inspect([run.log], run.base, tmp_path / "out")
+    (tmp_path / "broken").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ImportRefused, match="out_dir_new"):
+        import_inspect([run.log], run.base, tmp_path / "broken")
 
 
 def test_subset_runs_join_and_a_missing_task_is_refused(run: Run, tmp_path: Path) -> None:

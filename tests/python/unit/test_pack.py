@@ -168,7 +168,9 @@ def test_missing_and_extra_columns_are_refused(tmp_path: Path) -> None:
     (source / "tasks.jsonl").write_text(text, encoding="utf-8")
     ((check, table, column, count, message),) = _refused(source, tmp_path / "out")
     assert (check, table, column, count) == ("schema_columns", "tasks", "subcategory, note", 2)
-    assert message.startswith("tasks.jsonl has subcategory (missing), note (extra); the contract's columns")
+    assert message.startswith(
+        "tasks.jsonl lacks column subcategory and has extra column note; the contract's columns of tasks are task_id, "
+    )
 
 
 def test_missing_doubled_and_unknown_sources_are_refused(tmp_path: Path) -> None:
@@ -198,9 +200,11 @@ def test_an_unreadable_source_is_refused_by_name(tmp_path: Path) -> None:
 def test_an_existing_out_folder_and_a_bad_release_id_are_refused(tmp_path: Path) -> None:
     source = _write_source(tmp_path / "source", WRITERS["pyarrow"])
     (tmp_path / "taken").mkdir()
-    with pytest.raises(PackRefused) as refused:
-        pack(source, tmp_path / "taken")
-    assert [c.check for c in refused.value.failures] == ["out_dir_new"]
+    (tmp_path / "broken").symlink_to(tmp_path / "nowhere")
+    for taken in ("taken", "broken"):
+        with pytest.raises(PackRefused) as refused:
+            pack(source, tmp_path / taken)
+        assert [c.check for c in refused.value.failures] == ["out_dir_new"]
     assert [c[0] for c in _refused(source, tmp_path / "out", release_id="../up")] == ["release_id"]
 
 

@@ -272,6 +272,18 @@ def test_an_existing_output_folder_is_not_overwritten(split: tuple[Path, Path, P
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
+def test_a_broken_link_as_the_output_folder_is_refused(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """A link to nothing is taken too: renaming the written folder onto it would fail."""
+    _, base, submission = split
+    out = tmp_path / "derived"
+    out.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(SubmissionRefused) as refused:
+        submit(base, submission, out, echo=False)
+    assert [c.check for c in refused.value.failures] == ["out_dir_new"]
+    assert out.is_symlink() and not (tmp_path / "nowhere").exists()
+    assert _leftovers(tmp_path) == []
+
+
 def test_a_killed_submissions_folder_is_removed_by_the_next_one(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """A submission killed mid-write leaves `.derived.<host>.<pid>.<random>.partial`; the next
     one into the same folder on the same host removes it once that process has ended, and
