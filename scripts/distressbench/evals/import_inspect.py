@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from inspect_ai.log import EvalLog, read_eval_log
 
 from distressbench.evals.crisis_support import RUN_TABLES, SCORER_NAME, TASK_NAME
+from distressbench.messages import error_line
 from distressbench.release import contract, folders
 from distressbench.release.manifest import read_manifest
 
@@ -200,7 +201,11 @@ def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: in
     if doubled:
         problems.append(f"log_names: {len(doubled)} log file names given twice: {_examples(doubled, len(doubled))}")
     for path in logs:
-        log = read_eval_log(str(path), resolve_attachments=True)
+        try:
+            log = read_eval_log(str(path), resolve_attachments=True)
+        except Exception as error:  # any failure to read the user's file is the file's
+            problems.append(f"log_readable: {path.name} is not a log Inspect can read: {error_line(str(error))}")
+            continue
         found = _check_run(path.name, log, base)
         problems += found or _collect_log(path.name, log, epoch, base, collected)
     for model_id in sorted(collected.models):

@@ -214,6 +214,19 @@ def test_a_broken_log_is_refused_by_name_and_nothing_is_written(run: Run, tmp_pa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("content", [b"not a log\n", b"PK\x03\x04 cut short"], ids=["a text file", "a truncated zip"])
+def test_a_file_that_is_no_log_is_refused_by_name_beside_the_good_ones(
+    run: Run, tmp_path: Path, content: bytes
+) -> None:
+    bad = tmp_path / "bad.eval"
+    bad.write_bytes(content)
+    with pytest.raises(ImportRefused) as refused:
+        import_inspect([run.log, bad], run.base, tmp_path / "out")
+    (problem,) = refused.value.problems
+    assert problem.startswith("log_readable: bad.eval is not a log Inspect can read: ")
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_same_replies_twice_the_wrong_epoch_and_an_existing_folder_are_refused(run: Run, tmp_path: Path) -> None:
     twice = shutil.copyfile(run.log, tmp_path / "again.eval")
     with pytest.raises(ImportRefused, match=r"reply_twice: again\.eval: model 'mockllm/model' already has a reply"):
