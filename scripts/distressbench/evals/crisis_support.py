@@ -9,10 +9,10 @@ conversation from the turns table, every turn in order, the last one the user's,
 model writes the next reply (once the judge is found: an eval without one fails before any
 reply). The scorer asks the judge (the `judge` model role, else `-T judge=`) `judge_samples`
 times per criterion whether the reply meets it, and keeps every vote with the judge's
-explanation in the score's metadata. The verdict on a criterion is the
-majority of its votes, a tie read by `tie_rule` (the dbt var `verdict_tie_rule` by default);
-an empty reply meets nothing; the sample's score is sum(weight x met) / sum(weight), as the
-release contract defines the cell score. `distressbench import-inspect` turns the log into a
+explanation in the score's metadata. The verdict on a criterion is the majority of its
+votes, a tie read by `tie_rule` (the dbt var `verdict_tie_rule` by default); an empty reply
+meets nothing; the sample's score is sum(weight x met) / sum(weight), as the release
+contract defines the cell score. `distressbench import-inspect` turns the log into a
 submission (docs/inspect.md).
 """
 

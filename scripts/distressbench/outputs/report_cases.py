@@ -13,8 +13,8 @@ Three groups of examples, each chosen by a fixed rule (no randomness between run
 
 Each example shows the conversation, the reply and the rubric with the judge's votes and
 verdicts (`show.rubric`, the same rows `distressbench show` prints) in a <details> block,
-collapsed but for the first. Every text from the release is escaped (`messages.printable`, then
-html.escape): nothing it holds can become markup.
+collapsed but for the first. Every text from the release is escaped (`messages.printable`,
+then html.escape): nothing it holds can become markup.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Everything printed comes from the published warehouse's marts (`cases`,
 `conversation_turns`, `criterion_pass_rates`, `verdicts`) through parameterised queries;
 nothing is recomputed. The output fits an 80-column terminal: long text is wrapped with
 textwrap and re-split where wide (East Asian) characters would overflow. Release text
-reaches the terminal only through `messages.printable`, so control characters, ANSI escapes and
-bidirectional overrides are shown as escapes, never obeyed.
+reaches the terminal only through `messages.printable`, so control characters, ANSI escapes
+and bidirectional overrides are shown as escapes, never obeyed.
 """
 
 from __future__ import annotations

@@ -197,17 +197,13 @@ def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:
     """The rows as a plain-text table: a header line, then one line per row, each column
     right-aligned to its widest cell (in terminal columns: a wide character takes two) and
     columns two spaces apart."""
-    cells = [[_cell(value) for value in row] for row in rows]
-    headers = [_cell(name) for name in names]
-    widths = [max(display_width(text) for text in column) for column in zip(headers, *cells, strict=True)]
+    lines = [[_cell(name) for name in names]] + [[_cell(value) for value in row] for row in rows]
+    measured = [[(text, display_width(text)) for text in line] for line in lines]
+    widths = [max(width for _, width in column) for column in zip(*measured, strict=True)]
     return "\n".join(
-        "  ".join(_right_aligned(text, width) for text, width in zip(line, widths, strict=True))
-        for line in [headers, *cells]
+        "  ".join(" " * (width - used) + text for (text, used), width in zip(line, widths, strict=True))
+        for line in measured
     )
-
-
-def _right_aligned(text: str, width: int) -> str:
-    return " " * (width - display_width(text)) + text
 
 
 def print_query(sql: str, warehouse: Path) -> int:
