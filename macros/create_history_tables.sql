@@ -1,6 +1,6 @@
 {#- The release history tables (var `history_tables`), created empty when absent, so that a
     fresh warehouse has them and the stg_history__* views always have something to read.
-    `distressbench build` fills them before dbt runs (scripts/distressbench/build/history.py). -#}
+    `distressbench build` fills them before dbt runs (src/distressbench/publish/history.py). -#}
 {% macro create_history_tables() %}
     {%- if execute -%}
         {%- set schema = api.Relation.create(database=target.get('database'), schema='history') -%}

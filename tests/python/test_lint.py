@@ -57,7 +57,7 @@ def test_ruff_format_changes_nothing() -> None:
 
 def test_layers_point_down() -> None:
     # lint-imports reads the contracts of [tool.importlinter] in pyproject.toml
-    env = {**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT / "scripts")}
+    env = {**os.environ, "PYTHONPATH": str(settings.PROJECT_ROOT / "src")}
     result = _run([str(BIN / "lint-imports"), "--no-cache"], env)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from distressbench import settings
-from distressbench.build.pipeline import build_release
+from distressbench.publish.pipeline import build_release
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 from fixtures.independent_cases import cases, criterion_pass_rates

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from distressbench.build.pipeline import build_release
+from distressbench.publish.pipeline import build_release
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 from fixtures.release_factory import refresh_manifest

@@ -25,7 +25,6 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, ModelOutput, get_model
 
 from distressbench import cli
-from distressbench.build.pipeline import build_release
 from distressbench.evals.crisis_support import (
     crisis_support,
     parse_verdict,
@@ -35,6 +34,7 @@ from distressbench.evals.crisis_support import (
 )
 from distressbench.evals.import_inspect import ImportRefused, import_inspect, response_id
 from distressbench.outputs.show import show
+from distressbench.publish.pipeline import build_release
 from distressbench.release.manifest import read_manifest
 from distressbench.submit import SubmissionRefused, submit
 from fixtures.inspect_mocks import JUDGE_VOTES, Judge, expected_met, reply
@@ -288,7 +288,7 @@ def test_the_command_line_from_inspect_eval_to_import(
 
 def test_the_task_is_registered_as_an_inspect_entry_point(tmp_path: Path) -> None:
     """As `inspect eval distressbench/crisis_support` finds it: by the entry point of the
-    installed package (a PYTHONPATH to scripts/ would show its egg-info, which Inspect does
+    installed package (a PYTHONPATH to src/ would show its egg-info, which Inspect does
     not read as an installed package, so the task would lose its namespace)."""
     code = (
         "from inspect_ai._util.registry import registry_lookup, registry_info;"

@@ -29,9 +29,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli, settings
-from distressbench.build import pipeline as build
-from distressbench.build.pipeline import WarehouseLayout
 from distressbench.outputs.warehouse import query
+from distressbench.publish import pipeline as build
+from distressbench.publish.pipeline import WarehouseLayout
 from distressbench.release.manifest import manifest_sha256
 from distressbench.release.release import Release, load_release
 from fixtures.release_factory import edit_manifest, make_release, read_table, refresh_manifest, rewrite_table
@@ -523,7 +523,7 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
 ) -> None:
     """As when writing the publication log fails after the symlink swap: the message says
     what the published path is at the moment it is printed."""
-    from distressbench.build import pipeline as build_module
+    from distressbench.publish import pipeline as build_module
 
     release = make_release(tmp_path / "release")
     warehouse = tmp_path / "w.duckdb"
@@ -549,7 +549,7 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
 def test_a_failure_before_the_switch_says_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from distressbench.build import pipeline as build_module
+    from distressbench.publish import pipeline as build_module
 
     def fail(release_dir: Path, target: Path, _settings: object, *, force: bool = False) -> tuple[Path, bool]:
         raise build_module.StageFailed("gate", "refused")

@@ -16,9 +16,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from distressbench.build.history import history_tables
-from distressbench.build.pipeline import build_release
 from distressbench.outputs.report import write_report
+from distressbench.publish.history import history_tables
+from distressbench.publish.pipeline import build_release
 from distressbench.submit import submit
 from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, make_release
 from fixtures.submission_factory import split_release

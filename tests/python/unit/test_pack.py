@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.build.release_staging import gate
+from distressbench.gate.staging import gate
 from distressbench.pack import PackRefused, pack
 from distressbench.release import contract
 from distressbench.release.manifest import read_manifest

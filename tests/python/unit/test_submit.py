@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.build.release_staging import gate
+from distressbench.gate.staging import gate
 from distressbench.release import contract, folders
 from distressbench.release.manifest import manifest_sha256, read_manifest
 from distressbench.settings import Settings

@@ -19,9 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.build.release_staging import gate
 from distressbench.gate.gx import GxRunner, _widened, gx
 from distressbench.gate.run import quote
+from distressbench.gate.staging import gate
 from distressbench.release import contract
 from distressbench.settings import Settings
 from fixtures.release_factory import (

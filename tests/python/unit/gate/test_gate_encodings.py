@@ -17,10 +17,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench.build.pipeline import verify_release_unchanged
-from distressbench.build.release_staging import gate
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.results import Recorder
+from distressbench.gate.staging import gate
+from distressbench.publish.pipeline import verify_release_unchanged
 from distressbench.release import contract
 from distressbench.release.release import load_release, parquet_columns
 from distressbench.settings import Settings

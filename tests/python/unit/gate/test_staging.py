@@ -1,4 +1,4 @@
-"""The release's staging models as the gate has dbt run them (distressbench.build.release_staging):
+"""The release's staging models as the gate has dbt run them (distressbench.gate.staging):
 the replies' blank test (is_blank) reads every kind of white space."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench.build.dbt_process import DbtProcess
-from distressbench.build.release_staging import DbtStaging, link_folder
+from distressbench.gate.staging import DbtStaging, link_folder
 from distressbench.release import contract
+from distressbench.runner.dbt_process import DbtProcess
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 

@@ -10,8 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench.build.pipeline import StageFailed, verify_release_unchanged
-from distressbench.build.release_staging import gate
+from distressbench.gate.staging import gate
+from distressbench.publish.pipeline import StageFailed, verify_release_unchanged
 from distressbench.release import contract
 from distressbench.release import manifest as manifest_module
 from distressbench.release.release import load_release

@@ -3,7 +3,7 @@
 1. prepare -- take the build lock, end a dbt process a killed build left behind, clear what
    an earlier build left behind;
 2. gate -- the file checks (manifest, sha256, Arrow schemas); dbt runs the staging models
-   into the unpublished file `building.duckdb` (distressbench.build.release_staging), and the
+   into the unpublished file `building.duckdb` (distressbench.gate.staging), and the
    value checks (Great Expectations) run on what dbt built there;
 3. publish check -- a release id already published with other content needs --force;
 4. history -- the results of the releases published before are carried into the file;
@@ -55,12 +55,12 @@ from typing import Any
 
 import duckdb
 
-from distressbench.build.dbt_process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
-from distressbench.build.history import carry_forward
-from distressbench.build.release_staging import DbtStaging, link_folder, staging_models
+from distressbench.gate.staging import DbtStaging, link_folder, staging_models
+from distressbench.publish.history import carry_forward
 from distressbench.release import contract
 from distressbench.release.manifest import manifest_sha256, sha256_of
 from distressbench.release.release import Release, load_release
+from distressbench.runner.dbt_process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.settings import Settings
 
 KEEP_PREVIOUS_BUILDS = 1
@@ -226,11 +226,11 @@ def dbt_threads(release: Release) -> int:
 REST_OF_THE_BUILD = ["--indirect-selection", "empty", "--exclude-resource-type", "unit_test"]
 
 
-def run_dbt(dbt: DbtProcess) -> None:
+def run_dbt(dbt: DbtProcess, release: Release) -> None:
     """`dbt build` of the rest of the project into the unpublished file, on the staging
-    tables the gate checked."""
+    tables the gate checked (and the empty staging table of an absent optional one)."""
     try:
-        outcome = dbt.invoke(["build", "--exclude", *staging_models(), *REST_OF_THE_BUILD])
+        outcome = dbt.invoke(["build", "--exclude", *staging_models(release.files), *REST_OF_THE_BUILD])
     except DbtFailed as error:
         raise StageFailed("dbt build", str(error)) from error
     if not outcome.success:
@@ -457,7 +457,7 @@ def build_release(
             # (which the gate has created) for the history staging models dbt builds next
             carry_forward(layout.current_build(), building)
         with _stage("dbt build"):
-            run_dbt(dbt)
+            run_dbt(dbt, release)
         with _stage("verify"):
             verify_release_unchanged(release)
         record = {

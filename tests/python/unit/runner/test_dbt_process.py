@@ -14,8 +14,8 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.build.dbt_process import PID_FILE, end_leftover
-from distressbench.build.pipeline import WORK_FOLDER, WarehouseLayout
+from distressbench.publish.pipeline import WORK_FOLDER, WarehouseLayout
+from distressbench.runner.dbt_process import PID_FILE, end_leftover
 from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
 from fixtures.processes import alive, wait_for
 from fixtures.release_factory import make_release
@@ -134,7 +134,7 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
 def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path) -> None:
     """end_leftover ends a process whose command is dbt's (as a build killed before the
     kernel could end its child would leave) and leaves any other pid alone."""
-    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "distressbench.build.dbt_process"]
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "distressbench.runner.dbt_process"]
     leftover = subprocess.Popen(sleeper)
     other = subprocess.Popen(["sleep", "120"])
     try:

@@ -34,7 +34,7 @@ def test_freed_memory_goes_back(allocation: str) -> None:
     script = "\n".join(
         (
             "import numpy as np, pyarrow as pa, pyarrow.compute as pc",
-            "from distressbench.build.process_memory import return_freed_memory",
+            "from distressbench.runner.process_memory import return_freed_memory",
             RESIDENT,
             ALLOCATIONS[allocation],
             "del blocks",
@@ -46,7 +46,7 @@ def test_freed_memory_goes_back(allocation: str) -> None:
     )
     printed = subprocess.run(
         [sys.executable, "-c", script],
-        cwd=settings.PROJECT_ROOT / "scripts",
+        cwd=settings.PROJECT_ROOT / "src",
         capture_output=True,
         text=True,
         check=True,

@@ -1,13 +1,13 @@
 """The stages of a Spark build that need Spark, in a child process of the build.
 
 dbt-spark's `session` method starts a local Spark inside the process that runs dbt, and the
-Python step (distressbench.build.spark_step) reads and writes through that session. So
-`distressbench build --target spark` (distressbench.build.spark, which keeps the lock, the
+Python step (distressbench.publish.spark_step) reads and writes through that session. So
+`distressbench build --target spark` (distressbench.publish.spark, which keeps the lock, the
 gate, the build folder and the switch of `current`) runs these stages in one child process:
 dbt build, python step, and publish (its dbt runs, then the headline metrics). There dbt
 parses the project once (dbtRunner) and Spark starts once.
 
-`SparkStages.start` starts `python -m distressbench.build.spark_stages` with an explicit
+`SparkStages.start` starts `python -m distressbench.publish.spark_stages` with an explicit
 environment (`spark_environment`: the build's release and folder, dbt's settings, Spark's
 address), so the build never writes its own. `SparkStages.run` sends a stage's name on the
 child's stdin; the child runs that stage, printing to the output it shares with the build
@@ -15,7 +15,7 @@ child's stdin; the child runs that stage, printing to the output it shares with 
 stage's failure, if any. When its stdin closes it stops Spark and exits. The child never
 outlives the build (child_process.py).
 
-Run as `python -m distressbench.build.spark_stages PARENT_PID ANSWERS_FD BUILD_DIR` by
+Run as `python -m distressbench.publish.spark_stages PARENT_PID ANSWERS_FD BUILD_DIR` by
 SparkStages only.
 """
 
@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from distressbench.build import child_process
-from distressbench.build.pipeline import StageFailed, _say
-from distressbench.build.spark_step import python_models, run_python_model
+from distressbench.publish.pipeline import StageFailed, _say
+from distressbench.publish.spark_step import python_models, run_python_model
+from distressbench.runner import child_process
 from distressbench.settings import PROJECT_ROOT
 
 TARGET = "spark"
@@ -73,7 +73,7 @@ class SparkStages:
                 [
                     sys.executable,
                     "-m",
-                    "distressbench.build.spark_stages",
+                    "distressbench.publish.spark_stages",
                     str(os.getpid()),
                     str(write),
                     str(build_dir),

@@ -824,7 +824,7 @@ def _probes() -> tuple[Probe, ...]:
 FRAMES: tuple[Frame, ...] = _frames()
 PROBES: tuple[Probe, ...] = _probes()
 
-DOCS_START = "<!-- value rules: generated from scripts/distressbench/gate/rules.py -->"
+DOCS_START = "<!-- value rules: generated from src/distressbench/gate/rules.py -->"
 DOCS_END = "<!-- end of value rules -->"
 
 

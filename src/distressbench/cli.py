@@ -64,7 +64,7 @@ def _cmd_synth(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_gate(args: argparse.Namespace, settings: Settings) -> int:
-    from distressbench.build.release_staging import gate
+    from distressbench.gate.staging import gate
 
     release = Path(args.release_dir)
     if not release.is_dir():
@@ -77,11 +77,11 @@ def _cmd_gate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
-    from distressbench.build.pipeline import build
+    from distressbench.publish.pipeline import build
 
     release = Path(args.release_dir) if args.release_dir else None
     if args.target == "spark":
-        from distressbench.build.spark import build_on_spark
+        from distressbench.publish.spark import build_on_spark
 
         if args.warehouse or args.force:
             print(

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from distressbench.build.history import carry_forward, history_tables
+from distressbench.publish.history import carry_forward, history_tables
 
 
 def _published(path: Path, *, with_meta: bool = True, with_history: bool = True) -> Path:

@@ -8,13 +8,13 @@ Stages (each prints `[stage] ...` and `[stage] done in x s`, as the DuckDB build
    a mart, a reporting model or downstream of a Python model; on-run-start registers the
    release's files as Spark tables (macros/release_sources.sql);
 3. python step -- dbt-spark runs Python models only on Databricks, so the bootstraps run
-   here (distressbench.build.spark_step: the model files, read and written through Spark);
+   here (distressbench.publish.spark_step: the model files, read and written through Spark);
 4. publish -- dbt builds the marts and the reporting models with their tests (then the
    tests of the step's tables, some of which read the marts): on Spark, publishing is the
    marts schema of the target, written last.
 
 The stages that need Spark (dbt build, python step, and the publish stage's dbt runs and
-headline) run in one child process (distressbench.build.spark_stages) started with an
+headline) run in one child process (distressbench.publish.spark_stages) started with an
 explicit environment: the local Spark starts once for the three dbt invocations and the
 step, and this process's environment is never written. This process keeps the lock, the
 gate, the build folder and the switch of `current`. Each build gets its own folder
@@ -34,8 +34,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from distressbench.build.pipeline import StageFailed, _say, _stage, build_lock
-from distressbench.build.spark_stages import SparkStages
+from distressbench.publish.pipeline import StageFailed, _say, _stage, build_lock
+from distressbench.publish.spark_stages import SparkStages
 from distressbench.release.release import load_release
 from distressbench.settings import Settings
 
@@ -73,7 +73,7 @@ def _publish(root: Path, build_dir: Path) -> None:
 
 def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | None = None) -> Path:
     """Every stage; returns the published build folder. Raises StageFailed."""
-    from distressbench.build.release_staging import gate
+    from distressbench.gate.staging import gate
 
     release = load_release(release_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")

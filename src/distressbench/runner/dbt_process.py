@@ -1,6 +1,6 @@
 """dbt in a child process: the project parsed once, then one `dbt` command per order.
 
-`DbtProcess.start` starts `python -m distressbench.build.dbt_process`, which parses the project
+`DbtProcess.start` starts `python -m distressbench.runner.dbt_process`, which parses the project
 (dbt's target folder is kept between builds, so dbt parses partially) and then runs each
 command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`, answering with what
 each node did. dbt logs as it always does: its console output goes to `console.log` in the
@@ -14,7 +14,7 @@ the log folder (`dbt.pid`) so that a later build, under the build lock, can end 
 still there (`end_leftover`). Between commands the child closes its DuckDB connection, so
 the gate's own connection can open the same database file.
 
-Run as `python -m distressbench.build.dbt_process PARENT_PID PROJECT_DIR` by DbtProcess only.
+Run as `python -m distressbench.runner.dbt_process PARENT_PID PROJECT_DIR` by DbtProcess only.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from distressbench import settings
-from distressbench.build import child_process
+from distressbench.runner import child_process
 
 CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
 PID_FILE = "dbt.pid"  # the child's pid, in the log folder
@@ -105,7 +105,13 @@ class DbtProcess:
         }
         with (log_dir / CONSOLE_LOG).open("w", encoding="utf-8") as console:
             process = subprocess.Popen(
-                [sys.executable, "-m", "distressbench.build.dbt_process", str(os.getpid()), str(settings.PROJECT_ROOT)],
+                [
+                    sys.executable,
+                    "-m",
+                    "distressbench.runner.dbt_process",
+                    str(os.getpid()),
+                    str(settings.PROJECT_ROOT),
+                ],
                 cwd=settings.PROJECT_ROOT,
                 env=env,
                 stdin=subprocess.PIPE,
@@ -176,7 +182,7 @@ def end_leftover(log_dir: Path) -> None:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return
-    if b"distressbench.build.dbt_process" not in command:
+    if b"distressbench.runner.dbt_process" not in command:
         return  # the pid has been reused by another program
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + child_process.STOP_TIMEOUT_S

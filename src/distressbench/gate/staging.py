@@ -12,15 +12,15 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from distressbench.build.dbt_process import DbtProcess
 from distressbench.gate.results import GateReport
 from distressbench.gate.run import StagingResult, run_gate
 from distressbench.release import contract
 from distressbench.release.release import Release
+from distressbench.runner.dbt_process import DbtProcess
 from distressbench.settings import Settings
 
 # The staging models the gate checks, each with the release tables it reads; the aggregate of
@@ -35,10 +35,11 @@ def staging_model(table: str) -> str:
     return JUDGE_LABELS_AGGREGATE if table == "judge_labels" else f"stg_release__{table}"
 
 
-def staging_models() -> list[str]:
-    """Every model the gate's staging run builds (the release's staging models and the aggregate)."""
-    tables = ("manifest", *contract.REQUIRED_TABLES, *contract.OPTIONAL_TABLES)
-    return [staging_model(table) for table in tables]
+def staging_models(present: Iterable[str]) -> list[str]:
+    """The models the gate's staging run builds for a release whose files are `present`: the
+    manifest's and each present table's (the judge labels' aggregate for the labels). The
+    staging model of an absent optional table is not among them: the build makes it, empty."""
+    return [staging_model(table) for table in ("manifest", *present)]
 
 
 def link_folder(key: Path) -> Path:
