@@ -228,7 +228,11 @@ def _parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser("import-inspect", help="turn Inspect AI logs of crisis_support into a submission folder")
     inspect.add_argument(
-        "logs", nargs="+", metavar="LOG", help=".eval logs of `inspect eval distressbench/crisis_support`"
+        "logs",
+        nargs="+",
+        metavar="LOG",
+        help=".eval logs of `inspect eval distressbench/crisis_support`; a log that is no finished run on the base "
+        "(an earlier failed run, say) is skipped and named on stderr",
     )
     inspect.add_argument("--base", required=True, help="the release the logs were run on")
     inspect.add_argument("--out", required=True, help="the submission folder (must not exist)")
