@@ -138,15 +138,19 @@ def _cmd_sql(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_tables(args: argparse.Namespace, settings: Settings) -> int:
-    from distressbench.outputs.tables.export import export_tables
+    from distressbench.outputs.tables.export import export_tables, tables_text
 
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
+    if args.out == "-":
+        sys.stdout.write(tables_text(warehouse, fmt=args.format))
+        return 0
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    written = export_tables(warehouse, fmt=args.format, out_dir=Path(args.out))
+    written = export_tables(warehouse, fmt=args.format, out_dir=out)
     for path in written:
         print(path)
+    print(f"tables: wrote {len(written)} {args.format} files to {out}{os.sep}", file=sys.stderr)
     return 0
 
 
@@ -213,12 +217,22 @@ def _parser() -> argparse.ArgumentParser:
     pack.add_argument("src_dir", help="<table>.csv, .jsonl, .parquet or <table>/ of Parquet part files, per table")
     pack.add_argument("--out", required=True, help="the new release folder (must not exist)")
     pack.add_argument("--release", help="the release id (default: the --out folder's name)")
-    pack.add_argument("--synthetic", action="store_true", help="mark the release as a generated stand-in")
+    pack.add_argument(
+        "--synthetic",
+        action="store_true",
+        help='mark the release as a generated stand-in ("synthetic": true in the manifest; the report says so). '
+        'Without it the manifest says "synthetic": false, the published corpus: give it again for tables '
+        "exported from a synthetic release",
+    )
     pack.set_defaults(func=_cmd_pack)
 
     inspect = sub.add_parser("import-inspect", help="turn Inspect AI logs of crisis_support into a submission folder")
     inspect.add_argument(
-        "logs", nargs="+", metavar="LOG", help=".eval logs of `inspect eval distressbench/crisis_support`"
+        "logs",
+        nargs="+",
+        metavar="LOG",
+        help=".eval logs of `inspect eval distressbench/crisis_support`; a log that is no finished run on the base "
+        "(an earlier failed run, say) is skipped and named on stderr",
     )
     inspect.add_argument("--base", required=True, help="the release the logs were run on")
     inspect.add_argument("--out", required=True, help="the submission folder (must not exist)")
@@ -230,10 +244,18 @@ def _parser() -> argparse.ArgumentParser:
     sql.add_argument("--warehouse")
     sql.set_defaults(func=_cmd_sql)
 
-    tables = sub.add_parser("tables", help="export the paper tables")
-    tables.add_argument("--format", choices=("csv", "md", "latex"), default="md")
-    tables.add_argument("--out", default="reports/tables")
-    tables.add_argument("--warehouse")
+    tables = sub.add_parser(
+        "tables",
+        help="export the paper tables",
+        description="Write the paper tables T1-T7, A1, P, J1-J4, one file each, and print each file's path.",
+    )
+    tables.add_argument("--format", choices=("csv", "md", "latex"), default="md", help="default: md")
+    tables.add_argument(
+        "--out",
+        default="reports/tables",
+        help="the folder the files go to (default: reports/tables); - prints every table to stdout instead",
+    )
+    tables.add_argument("--warehouse", help="default: DISTRESSBENCH_WAREHOUSE or warehouse/distressbench.duckdb")
     tables.set_defaults(func=_cmd_tables)
 
     report = sub.add_parser("report", help="write the offline HTML report")

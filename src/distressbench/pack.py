@@ -6,8 +6,11 @@ files (a Spark or DuckDB output folder; files whose names start with `.` or `_` 
 out). Each table is brought to the contract's Arrow types, value by value: a string column
 may come in any string encoding; an int32 column from any integer or floating type, or from
 CSV text, as long as every value is a whole number in int32's range; a bool column from
-bool, or from CSV text `true`/`false` (any case). In CSV, an empty int32 or bool field is a
-null; an empty string field is the empty string. Anything else is refused as the gate
+bool, or from CSV text `true`/`false` (any case). CSV has no null: an empty int32 or bool
+field is a null, an empty string field is a null where the contract lets the column be null
+(`redteam_transcripts.model_id`) and the empty string elsewhere -- said in a note naming the
+table, column, count and example keys, except where the contract lets the text be empty (a
+reply's `content`). Anything else is refused as the gate
 refuses it, naming the table, the column, the expected and found type, how many values and
 example keys -- a value is never silently changed.
 
@@ -82,6 +85,8 @@ class Packed:
     release_id: str
     rows: dict[str, int]
     seconds: float
+    synthetic: bool
+    notes: tuple[str, ...]  # what pack did that the source did not say (an empty CSV field read as "")
 
 
 def _parts(folder: Path) -> list[Path]:
@@ -235,10 +240,31 @@ def _as_bool(column: pa.ChunkedArray, from_text: bool) -> Converted | None:
 _CONVERTERS = {"string": _as_string, "int32": _as_int32, "bool": _as_bool}
 
 
-def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
+def _empty_text(
+    source: Source, data: pa.Table, name: str, column: pa.ChunkedArray, notes: list[str]
+) -> pa.ChunkedArray:
+    """A CSV string column with its empty fields read as the contract reads them: null where
+    the column may be null; the empty string elsewhere, with a note unless it may be empty."""
+    table = source.table
+    empty = pc.equal(column, "")
+    if (table, name) in contract.NULLABLE_COLUMNS:
+        return pc.if_else(empty, pa.scalar(None, pa.string()), column)
+    if (table, name) not in contract.MAY_BE_EMPTY_COLUMNS:
+        rows = pc.indices_nonzero(empty.combine_chunks()).to_pylist()
+        if rows:
+            examples = _examples(table, data, name, rows[:EXAMPLES])
+            notes.append(
+                f"{len(rows)} empty field{'s' if len(rows) != 1 else ''} of {table}.{name} in {source.name} "
+                f"{'are' if len(rows) != 1 else 'is'} read as the empty string (the contract does not let "
+                f"{name} be null): {listing(examples, len(rows))}"
+            )
+    return column
+
+
+def conform(source: Source, data: pa.Table, rec: Recorder, notes: list[str] | None = None) -> pa.Table | None:
     """The source's rows in the contract's schema, or None (each problem recorded) when a
     column is missing, extra or repeated, of a type that cannot hold the contract's, or holds
-    a value that does not fit."""
+    a value that does not fit. What an empty CSV field became is appended to `notes`."""
     table, schema = source.table, contract.SCHEMAS[source.table]
     if not check_columns(table, source.name, data.column_names, rec):
         return None
@@ -257,6 +283,8 @@ def conform(source: Source, data: pa.Table, rec: Recorder) -> pa.Table | None:
             wrong.append(f"{field.name} is {found.type}, expected {field.type}")
             continue
         column, unfit = converted
+        if from_text and pa.types.is_string(field.type) and _is_text(found.type):
+            column = _empty_text(source, data, field.name, column, [] if notes is None else notes)
         rows = (
             []
             if unfit is None
@@ -324,6 +352,7 @@ def pack(
             "characters and not be '.' or '..'",
         )
     tables: dict[str, pa.Table] = {}
+    notes: list[str] = []
     for table, source in find_sources(src_dir, rec).items():
         try:
             data = read_source(source)
@@ -339,7 +368,7 @@ def pack(
                 f"{source.name} cannot be read as {source.kind}: {shown}",
             )
             continue
-        conformed = conform(source, data, rec)
+        conformed = conform(source, data, rec, notes)
         if conformed is not None:
             tables[table] = conformed
     failures = [c for c in rec.checks if not c.passed]
@@ -353,7 +382,8 @@ def pack(
         report = gate(folder, None, settings or Settings(), echo=False)
         if not report.passed:
             raise PackRefused(report.failures)
-    return Packed(out_dir, chosen, {t: d.num_rows for t, d in tables.items()}, time.perf_counter() - started)
+    rows = {t: d.num_rows for t, d in tables.items()}
+    return Packed(out_dir, chosen, rows, time.perf_counter() - started, synthetic, tuple(notes))
 
 
 def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic: bool, settings: Settings) -> int:
@@ -368,9 +398,22 @@ def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic
             print(check.line(), flush=True)
         print(f"pack: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
         return 1
+    for note in done.notes:
+        print(f"pack: note: {note}", file=sys.stderr)
     rows = ", ".join(f"{t} {n}" for t, n in done.rows.items())
     print(
         f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); "
         f"build it with `distressbench build {done.out_dir}`"
     )
+    print(synthetic_line(done.synthetic))
     return 0
+
+
+def synthetic_line(synthetic: bool) -> str:
+    """What pack wrote as the manifest's `synthetic`, and what it means for the report."""
+    if synthetic:
+        return 'manifest: "synthetic": true (--synthetic: a generated stand-in; the report says so)'
+    return (
+        'manifest: "synthetic": false (the published corpus; the report carries no synthetic notice). '
+        "Give --synthetic when the tables are generated, e.g. exported from a synthetic release"
+    )

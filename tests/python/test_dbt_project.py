@@ -62,6 +62,7 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
     }
     assert release_invariant == {"unique_dimensions_dimension_id": "pass", "unique_rpt_corpus_stats_row_order": "pass"}
     assert all(r["status"] in ("success", "pass", "no-op") for r in run["results"])
+    assert "Constraint types are not supported" not in result.stdout + result.stderr
     with duckdb.connect(str(database), read_only=True) as connection:
         (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
         history = connection.execute(
@@ -89,6 +90,22 @@ def test_the_release_build_runs_every_data_test_as_a_node_and_no_unit_test(paper
     assert tests and {key: ran.get(key) for key in tests} == dict.fromkeys(tests, "pass")
     assert any("stg_release__judge_labels" in key for key in tests)  # on the ephemeral view of the raw labels
     assert not [key for key in ran if key.startswith("unit_test.")]
+
+
+def test_no_view_has_a_column_constraint(paper_warehouse: Path) -> None:
+    """dbt applies no constraint to a view (it warns and ignores it): a view's contract
+    columns are checked by data tests instead."""
+    manifest, _ = _release_build_artifacts(paper_warehouse)
+    views = {key: node for key, node in manifest["nodes"].items() if node["config"].get("materialized") == "view"}
+    assert {node["name"] for node in views.values()} >= {"verdicts", "cases"}
+    constrained = {
+        f"{node['name']}.{name}"
+        for node in views.values()
+        for name, column in node["columns"].items()
+        if column.get("constraints")
+    }
+    assert constrained == set()
+    assert not [node["name"] for node in views.values() if node.get("constraints")]
 
 
 def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_warehouse: Path) -> None:

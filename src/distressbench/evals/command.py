@@ -8,7 +8,8 @@ from pathlib import Path
 
 
 def import_inspect_command(logs: list[str], base: str, out: str, epoch: int) -> int:
-    """0 written, 1 refused (each problem on stderr), 2 bad arguments or no inspect-ai."""
+    """0 written (each log skipped named on stderr), 1 refused (each problem on stderr; also
+    when no log can be imported), 2 bad arguments or no inspect-ai."""
     if importlib.util.find_spec("inspect_ai") is None:
         print("import-inspect: needs inspect-ai, the `inspect` extra: pip install -e '.[inspect]'", file=sys.stderr)
         return 2
@@ -20,12 +21,23 @@ def import_inspect_command(logs: list[str], base: str, out: str, epoch: int) -> 
     from distressbench.evals.import_inspect import ImportRefused, import_inspect
 
     try:
-        rows = import_inspect([Path(log) for log in logs], Path(base), Path(out), epoch=epoch)
+        done = import_inspect([Path(log) for log in logs], Path(base), Path(out), epoch=epoch)
     except ImportRefused as refused:
+        for problem in refused.skipped:
+            print(f"import-inspect: skipped, {problem}", file=sys.stderr)
+        if refused.problems == refused.skipped:
+            print(f"import-inspect: refused, none of the {len(logs)} log(s) can be imported", file=sys.stderr)
+            return 1
         for problem in refused.problems:
             print(f"import-inspect: {problem}", file=sys.stderr)
         print(f"import-inspect: refused, {len(refused.problems)} problem(s); nothing was written", file=sys.stderr)
         return 1
-    counts = ", ".join(f"{n} {table}" for table, n in rows.items())
-    print(f"wrote submission {out} ({counts}); add it with `distressbench submit {base} {out} --out NEW_RELEASE`")
+    for problem in done.skipped:
+        print(f"import-inspect: skipped, {problem}", file=sys.stderr)
+    counts = ", ".join(f"{n} {table}" for table, n in done.rows.items())
+    used = f"{len(logs) - len(done.skipped)} of {len(logs)} logs" if done.skipped else f"{len(logs)} log(s)"
+    print(
+        f"wrote submission {out} from {used} ({counts}); add it with "
+        f"`distressbench submit {base} {out} --out NEW_RELEASE`"
+    )
     return 0

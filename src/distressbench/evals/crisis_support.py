@@ -19,6 +19,7 @@ submission (docs/inspect.md).
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,21 @@ def default_tie_rule() -> str:
         return str(settings.dbt_var("verdict_tie_rule"))
     except (OSError, KeyError):
         return "unmet"
+
+
+def release_folder(release: str) -> Path:
+    """The folder `-T release=` names. A relative path is read against the working directory,
+    else against the folder the command was started in (the shell's PWD): Inspect creates a
+    task given as a file (`inspect eval .../crisis_support.py`) in that file's folder."""
+    path = Path(release).expanduser()
+    if path.is_absolute():
+        return path
+    starts = [Path.cwd()] + ([Path(os.environ["PWD"])] if os.environ.get("PWD") else [])
+    for start in starts:
+        if (start / path).is_dir():
+            return start / path
+    where = " nor in ".join(dict.fromkeys(str(start) for start in starts))
+    raise FileNotFoundError(f"release: no release folder {release!r} in {where}; give its path")
 
 
 def run_tables_sha256(release_dir: Path) -> dict[str, str]:
@@ -238,7 +254,7 @@ def crisis_support(
     tie_rule: str | None = None,
 ) -> Task:
     """A release's conversations for the model under test, graded criterion by criterion by the judge."""
-    release_dir = Path(release)
+    release_dir = release_folder(release)
     rule = tie_rule or default_tie_rule()
     if rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, got {rule!r}")

@@ -9,10 +9,13 @@ vote of the scorer's metadata: judge_id = the judge model, sample_index = the vo
 on subsets of the tasks) are joined. `submission.json` records which log, sample and epoch
 each reply came from (`reply_sources`); `submit` carries it into the release manifest.
 
-Refused, by log name and nothing written: a log that is not a finished crisis_support run,
-one run on other tasks, turns or criteria than the base release's (by the sha256 the run
-recorded), a sample that errored, is not a base task, or lacks a criterion of its task's
-rubric (or has no parsed vote on it), a task replied to twice, a model missing tasks.
+Skipped, by log name and why (so that `logs/*.eval` works beside earlier runs): a file that
+is not a log Inspect can read, a log that is not a crisis_support run, did not finish, was
+run on other tasks, turns or criteria than the base release's (by the sha256 the run
+recorded), or has no sample of the chosen epoch. Refused, by log name and nothing written:
+every log skipped; in a log imported, a sample that errored, is not a base task, or lacks a
+criterion of its task's rubric (or has no parsed vote on it); a task replied to twice; a
+model missing tasks.
 """
 
 from __future__ import annotations
@@ -40,11 +43,19 @@ EXAMPLES = 5
 
 
 class ImportRefused(Exception):
-    """A log cannot become (part of) a submission; nothing was written."""
+    """A log cannot become (part of) a submission, or no log can; nothing was written.
+    `skipped` names the logs left out and why."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], skipped: list[str] | None = None) -> None:
         super().__init__(f"{len(problems)} problem(s):\n  " + "\n  ".join(problems))
         self.problems = problems
+        self.skipped = skipped or []
+
+
+@dataclass(frozen=True)
+class Imported:
+    rows: dict[str, int]  # table -> rows written
+    skipped: list[str]  # each log left out, why: "<check>: <log> ..."
 
 
 @dataclass
@@ -82,8 +93,9 @@ def response_id(model_id: str, task_id: str) -> str:
     return f"inspect:{model_id}:{task_id}"
 
 
-def _check_run(name: str, log: EvalLog, base: _Base) -> list[str]:
-    """The log is a finished crisis_support run on the base release's tasks, turns and criteria."""
+def _check_run(name: str, log: EvalLog, base: _Base, epoch: int) -> list[str]:
+    """The log is a finished crisis_support run on the base release's tasks, turns and
+    criteria, with samples of the epoch."""
     run = (log.eval.metadata or {}).get("distressbench")
     if not isinstance(run, dict):
         return [
@@ -99,6 +111,8 @@ def _check_run(name: str, log: EvalLog, base: _Base) -> list[str]:
             f"log_release: {name} was run on release {run.get('release')!r}, whose "
             f"{', '.join(differ)} differ from the base release's (sha256); run it on the base release's tasks"
         ]
+    if not any(s.epoch == epoch for s in log.samples or []):
+        return [f"log_epoch: {name} has no sample records of epoch {epoch}"]
     return []
 
 
@@ -107,8 +121,6 @@ def _collect_log(name: str, log: EvalLog, epoch: int, base: _Base, into: _Collec
     model_id = log.eval.model
     into.models[model_id] = model_id.split("/")[0]
     samples = [s for s in (log.samples or []) if s.epoch == epoch]
-    if not samples:
-        return [f"log_epoch: {name} has no sample records of epoch {epoch}"]
     errored = sorted(str(s.id) for s in samples if s.error is not None)
     if errored:
         problems.append(
@@ -188,9 +200,10 @@ def _write(out_dir: Path, collected: _Collected) -> None:
         raise
 
 
-def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: int = 1) -> dict[str, int]:
-    """Write the submission folder out_dir from the logs; returns rows per table. Raises
-    ImportRefused naming every problem (nothing written)."""
+def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: int = 1) -> Imported:
+    """Write the submission folder out_dir from the logs that are finished crisis_support
+    runs on the base; returns rows per table and the logs skipped. Raises ImportRefused
+    naming every problem (nothing written), or every log skipped when none is left."""
     if folders.is_taken(out_dir):
         raise ImportRefused([f"out_dir_new: {out_dir} already exists; the submission is written to a new folder"])
     base = _read_base(base_dir)
@@ -200,23 +213,30 @@ def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: in
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
         problems.append(f"log_names: {len(doubled)} log file names given twice: {_examples(doubled, len(doubled))}")
+    skipped: list[str] = []
     for path in logs:
         try:
             log = read_eval_log(str(path), resolve_attachments=True)
         except Exception as error:  # any failure to read the user's file is the file's
-            problems.append(f"log_readable: {path.name} is not a log Inspect can read: {error_line(str(error))}")
+            skipped.append(f"log_readable: {path.name} is not a log Inspect can read: {error_line(str(error))}")
             continue
-        found = _check_run(path.name, log, base)
-        problems += found or _collect_log(path.name, log, epoch, base, collected)
+        found = _check_run(path.name, log, base, epoch)
+        if found:
+            skipped += found
+            continue
+        problems += _collect_log(path.name, log, epoch, base, collected)
+    if not collected.models and not problems:
+        raise ImportRefused(skipped, skipped)
     for model_id in sorted(collected.models):
         unanswered = [t for t in base.tasks if (model_id, t) not in collected.replies]
         if unanswered and not problems:
             problems.append(
                 f"tasks_missing: model {model_id!r} has no reply to {len(unanswered)} of the base "
                 f"release's {len(base.tasks)} tasks: {_examples(unanswered, len(unanswered))}; "
-                "import the logs of every task"
+                "import the logs of every task" + (f" ({len(skipped)} log(s) skipped)" if skipped else "")
             )
     if problems:
-        raise ImportRefused(problems)
+        raise ImportRefused(problems, skipped)
     _write(out_dir, collected)
-    return {"models": len(collected.models), "responses": len(collected.replies), "judge_labels": len(collected.labels)}
+    rows = {"models": len(collected.models), "responses": len(collected.replies), "judge_labels": len(collected.labels)}
+    return Imported(rows, skipped)

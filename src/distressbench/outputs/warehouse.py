@@ -168,7 +168,7 @@ def reading_statements(connection: duckdb.DuckDBPyConnection, sql: str) -> list[
     try:
         statements = connection.extract_statements(sql)
     except duckdb.Error as error:
-        raise SqlRefused(str(error).splitlines()[0]) from error
+        raise SqlRefused(duckdb_message(error)) from error
     if not statements:
         raise SqlRefused("no statement to run")
     for statement in statements:
@@ -206,6 +206,17 @@ def format_table(names: list[str], rows: list[tuple[object, ...]]) -> str:
     )
 
 
+def duckdb_message(error: BaseException) -> str:
+    """DuckDB's message up to its excerpt of the query (`LINE 1: ...`): the error line and any
+    hint DuckDB gives under it (`Did you mean "model_scores"?`, `Candidate bindings: ...`)."""
+    kept: list[str] = []
+    for line in str(error).splitlines():
+        if not line.strip() or line.startswith("LINE "):
+            break
+        kept.append(line.strip())
+    return " ".join(kept) or type(error).__name__
+
+
 def print_query(sql: str, warehouse: Path) -> int:
     """The `distressbench sql` command: print the result as a table; exit code 0, 1 or 2."""
     try:
@@ -220,7 +231,7 @@ def print_query(sql: str, warehouse: Path) -> int:
         print(f"sql: {error_line(str(error))}", file=sys.stderr)
         return 2
     except (SqlRefused, duckdb.Error) as error:
-        print(f"sql: {error_line(str(error).splitlines()[0] if str(error) else type(error).__name__)}", file=sys.stderr)
+        print(f"sql: {error_line(duckdb_message(error))}", file=sys.stderr)
         return 1
     if not names:
         return 0

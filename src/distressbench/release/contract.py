@@ -93,6 +93,11 @@ SCHEMAS: dict[str, pa.Schema] = {
     ),
 }
 
+# (table, column) of the string columns the contract lets be null, and of those that may
+# hold the empty string (docs/release-contract.md); `pack` reads an empty CSV field by them.
+NULLABLE_COLUMNS = frozenset({("redteam_transcripts", "model_id")})
+MAY_BE_EMPTY_COLUMNS = frozenset({("responses", "content"), ("redteam_transcripts", "content")})
+
 REQUIRED_TABLES = (
     "tasks",
     "turns",

@@ -8,6 +8,7 @@ empty reply, which meets nothing.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import shutil
@@ -24,15 +25,18 @@ from inspect_ai._util.error import EvalError
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, ModelOutput, get_model
 
-from distressbench import cli
+from distressbench import cli, settings
+from distressbench.evals import crisis_support as crisis_support_module
 from distressbench.evals.crisis_support import (
     crisis_support,
     parse_verdict,
+    release_folder,
     release_samples,
     verdict,
     weighted_fraction,
 )
 from distressbench.evals.import_inspect import ImportRefused, import_inspect, response_id
+from distressbench.evals.scripted import REPLIES, scripted_vote
 from distressbench.outputs.show import show
 from distressbench.publish.pipeline import build_release
 from distressbench.release.manifest import read_manifest
@@ -41,7 +45,6 @@ from fixtures.inspect_mocks import JUDGE_VOTES, Judge, expected_met, reply
 from fixtures.release_factory import MODEL_IDS, N_USER_TURNS, TASK_IDS, make_release, read_table
 
 MODEL = "mockllm/model"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def test_verdict_and_weighted_fraction_by_hand() -> None:
@@ -215,16 +218,39 @@ def test_a_broken_log_is_refused_by_name_and_nothing_is_written(run: Run, tmp_pa
 
 
 @pytest.mark.parametrize("content", [b"not a log\n", b"PK\x03\x04 cut short"], ids=["a text file", "a truncated zip"])
-def test_a_file_that_is_no_log_is_refused_by_name_beside_the_good_ones(
+def test_a_file_that_is_no_log_is_skipped_by_name_beside_the_good_ones(
     run: Run, tmp_path: Path, content: bytes
 ) -> None:
     bad = tmp_path / "bad.eval"
     bad.write_bytes(content)
-    with pytest.raises(ImportRefused) as refused:
-        import_inspect([run.log, bad], run.base, tmp_path / "out")
-    (problem,) = refused.value.problems
-    assert problem.startswith("log_readable: bad.eval is not a log Inspect can read: ")
-    assert not (tmp_path / "out").exists()
+    done = import_inspect([run.log, bad], run.base, tmp_path / "out")
+    (skipped,) = done.skipped
+    assert skipped.startswith("log_readable: bad.eval is not a log Inspect can read: ")
+    assert done.rows["responses"] == len(TASK_IDS) and (tmp_path / "out" / "responses.parquet").is_file()
+
+
+def test_a_glob_with_an_earlier_failed_run_imports_the_finished_ones(
+    run: Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`import-inspect logs/*.eval` beside a failed run and a run of another task: each is
+    named on stderr with why, the finished run is imported; none left is a refusal (exit 1)."""
+    failed = _broken(run, tmp_path, "failed", _failed)
+    other = _broken(run, tmp_path, "other", _other_task)
+    args = ["--base", str(run.base), "--out", str(tmp_path / "sub")]
+    assert cli.main(["import-inspect", str(failed), str(run.log), str(other), *args]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        "import-inspect: skipped, log_status: failed.eval ended with status 'error'; import a finished run",
+        "import-inspect: skipped, log_task: other.eval is a run of task 'other_eval', not of "
+        "distressbench/crisis_support (its log has no distressbench metadata)",
+    ]
+    assert out.startswith(f"wrote submission {tmp_path / 'sub'} from 1 of 3 logs (1 models, ")
+    assert read_table(tmp_path / "sub", "responses").num_rows == len(TASK_IDS)
+    none = tmp_path / "none"
+    assert cli.main(["import-inspect", str(failed), str(other), "--base", str(run.base), "--out", str(none)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines()[-1] == "import-inspect: refused, none of the 2 log(s) can be imported"
+    assert "skipped, log_status: failed.eval" in err and not none.exists()
 
 
 def test_the_same_replies_twice_the_wrong_epoch_and_an_existing_folder_are_refused(run: Run, tmp_path: Path) -> None:
@@ -246,7 +272,7 @@ def test_subset_runs_join_and_a_missing_task_is_refused(run: Run, tmp_path: Path
     rest = run_mock_eval(run.base, tmp_path / "b", task_ids=",".join(sorted(TASK_IDS)[4:]))
     with pytest.raises(ImportRefused, match=r"tasks_missing: model 'mockllm/model' has no reply to 2 of the base"):
         import_inspect([first], run.base, tmp_path / "out")
-    rows = import_inspect([first, rest], run.base, tmp_path / "out")
+    rows = import_inspect([first, rest], run.base, tmp_path / "out").rows
     assert rows == {
         "models": 1,
         "responses": len(TASK_IDS),
@@ -254,36 +280,86 @@ def test_subset_runs_join_and_a_missing_task_is_refused(run: Run, tmp_path: Path
     }
 
 
-def test_the_command_line_from_inspect_eval_to_import(
-    run: Run, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    inspect = Path(sys.executable).parent / "inspect"
+def run_inspect_cli(task: str, release: str, log_dir: Path, cwd: Path, *task_args: str) -> Path:
+    """`inspect eval TASK --model distressbench/scripted -T judge=distressbench/scripted-judge`
+    as a user types it in `cwd`: the installed package's entry point (no PYTHONPATH) and no
+    network (any download, of a tokenizer say, fails)."""
+    blocked = "http://127.0.0.1:9"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env |= {"PWD": str(cwd), "HTTPS_PROXY": blocked, "HTTP_PROXY": blocked, "NO_PROXY": ""}
+    env |= {"TIKTOKEN_CACHE_DIR": str(log_dir / "no-tokenizer"), "HF_HUB_OFFLINE": "1"}
+    args = ["-T", f"release={release}", "-T", "judge=distressbench/scripted-judge", "--display", "none"]
+    for arg in task_args:
+        args += ["-T", arg]
     done = subprocess.run(
-        [
-            str(inspect),
-            "eval",
-            "inspect_mocks.py",
-            "-T",
-            f"release={run.base}",
-            "-T",
-            "limit=2",
-            "--log-dir",
-            str(tmp_path / "logs"),
-            "--display",
-            "none",
-        ],
+        [str(Path(sys.executable).parent / "inspect"), "eval", task, "--model", "distressbench/scripted", *args]
+        + ["--log-dir", str(log_dir)],
         capture_output=True,
         text=True,
-        cwd=FIXTURES,
-        env={**os.environ, "PYTHONPATH": str(FIXTURES)},
+        cwd=cwd,
+        env=env,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    (log,) = (tmp_path / "logs").glob("*.eval")
-    assert cli.main(["import-inspect", str(log), "--base", str(run.base), "--out", str(tmp_path / "sub")]) == 1
-    assert "tasks_missing: model 'scripted/reply' has no reply to 4 of the base" in capsys.readouterr().err
-    assert cli.main(["import-inspect", str(run.log), "--base", str(run.base), "--out", str(tmp_path / "sub")]) == 0
-    assert (tmp_path / "sub" / "judge_labels.parquet").is_file()
+    (log,) = log_dir.glob("*.eval")
+    return log
+
+
+def test_the_offline_demo_from_inspect_eval_to_import(run: Run, tmp_path: Path) -> None:
+    """docs/inspect.md's first thing to try: the scripted model and judge by their provider
+    names, every sample scored from its votes, then import-inspect and submit."""
+    shutil.copytree(run.base, tmp_path / "release")
+    log = run_inspect_cli("distressbench/crisis_support", "release", tmp_path / "logs", tmp_path)
+    read = read_eval_log(str(log))
+    assert read.status == "success" and read.eval.model == "distressbench/scripted"
+    samples = read.samples or []
+    assert sorted(str(s.id) for s in samples) == sorted(TASK_IDS) and all(s.error is None for s in samples)
+    weights = {c["criterion_id"]: c["weight"] for c in read_table(run.base, "criteria").to_pylist()}
+    for sample in samples:
+        assert sample.output.completion in REPLIES
+        score = sample.scores["rubric_judge"]  # type: ignore[index]
+        graded = score.metadata["criteria"]  # type: ignore[index]
+        assert score.metadata["judge"] == "distressbench/scripted-judge"  # type: ignore[index]
+        for criterion in graded:
+            votes = [v["met"] for v in criterion["votes"]]
+            assert len(votes) == 3 and None not in votes
+            assert criterion["met"] == (sum(votes) >= 2)
+        met = [weights[c["criterion_id"]] for c in graded if c["met"]]
+        assert score.value == pytest.approx(sum(met) / sum(weights[c["criterion_id"]] for c in graded), abs=1e-12)
+    import_inspect([log], run.base, tmp_path / "sub")
+    derived = submit(run.base, tmp_path / "sub", tmp_path / "derived", echo=False).out_dir
+    assert "distressbench/scripted" in read_table(derived, "models")["model_id"].to_pylist()
+
+
+def test_the_task_file_reads_a_relative_release_from_where_the_command_started(run: Run, tmp_path: Path) -> None:
+    """`inspect eval src/distressbench/evals/crisis_support.py -T release=<relative>`: Inspect
+    creates the task in the file's folder, yet the release is found where the user typed it."""
+    release = shutil.copytree(run.base, tmp_path / "data" / "mine")
+    root = settings.PROJECT_ROOT  # Inspect takes a task file by a path relative to where it runs
+    task_file = Path(crisis_support_module.__file__).resolve().relative_to(root)
+    log = run_inspect_cli(str(task_file), os.path.relpath(release, root), tmp_path / "logs", root, "limit=1")
+    read = read_eval_log(str(log))
+    assert read.status == "success" and len(read.samples or []) == 1
+    assert read.eval.metadata["distressbench"]["release"] == "fixture-inspect"  # type: ignore[index]
+
+
+def test_a_release_folder_that_is_nowhere_is_named() -> None:
+    with pytest.raises(FileNotFoundError, match=r"release: no release folder 'no/such/release' in "):
+        release_folder("no/such/release")
+
+
+def test_the_scripted_models_reply_and_vote_without_a_network() -> None:
+    """The provider by name: replies from REPLIES, a judge's k-th vote on a prompt is
+    scripted_vote(prompt, k), and every output carries usage (no tokenizer is needed)."""
+    model = get_model("distressbench/scripted")
+    judge = get_model("distressbench/scripted-judge", memoize=False)
+    reply_output = asyncio.run(model.generate("I can't cope any more."))
+    assert reply_output.completion in REPLIES and reply_output.usage is not None
+    prompt = "grade this"
+    votes = [parse_verdict(asyncio.run(judge.generate(prompt)).completion) for _ in range(4)]
+    assert votes == [scripted_vote(prompt, k) for k in range(4)]
+    with pytest.raises(ValueError, match="is no scripted model"):
+        get_model("distressbench/other", memoize=False)
 
 
 def test_the_task_is_registered_as_an_inspect_entry_point(tmp_path: Path) -> None:

@@ -191,6 +191,17 @@ def test_help_lists_exactly_the_registered_commands() -> None:
     assert re.search(r"\bbench\b", done.stdout) is None
 
 
+def test_the_readme_command_table_names_every_option_of_every_command() -> None:
+    """README's table is where a new user looks first: each command's row names all its options."""
+    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `distressbench ([\w-]+)(.*?)` \|", readme, re.MULTILINE))
+    assert rows.keys() == sub.choices.keys()
+    for name, parser in sub.choices.items():
+        options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+        assert options <= set(re.findall(r"--[\w-]+", rows[name])), name
+
+
 # --------------------------------------------------------------------------- one-line errors
 
 

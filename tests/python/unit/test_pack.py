@@ -77,8 +77,8 @@ def test_pack_writes_a_release_that_passes_the_gate(tmp_path: Path, writer: str)
     assert manifest["release"] == "mine-1" and manifest["synthetic"] is False and "created_at" in manifest
     assert sorted(manifest["files"]) == sorted(contract.file_name(t) for t in contract.SCHEMAS)
     assert gate(out, None, Settings(), echo=False).passed
-    if writer != "csv":  # CSV has no null string: the annex's missing model_id comes back as ""
-        _assert_same_rows(out)
+    _assert_same_rows(out)  # CSV too: the annex's empty model_id fields are its nulls, the empty reply ""
+    assert done.notes == ()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
@@ -219,11 +219,35 @@ def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     assert ("criteria", "weight") in {(t, c) for _, t, c, _, _ in failures}
 
 
+def test_an_empty_csv_field_where_the_contract_wants_text_is_named_in_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """models.provider has no null: its empty fields stay empty strings, and pack says so by key."""
+    source = _write_source(tmp_path / "source", WRITERS["csv"])
+    models = build_tables()["models"]
+    providers = ["", *models["provider"].to_pylist()[1:-1], ""]
+    i = models.schema.get_field_index("provider")
+    pa_csv.write_csv(models.set_column(i, "provider", pa.array(providers, pa.string())), source / "models.csv")
+    done = pack(source, tmp_path / "out")
+    first, last = models["model_id"][0].as_py(), models["model_id"][-1].as_py()
+    assert done.notes == (
+        f"2 empty fields of models.provider in models.csv are read as the empty string (the contract does not let "
+        f'provider be null): "" (row 0, model_id "{first}"), "" (row {models.num_rows - 1}, model_id "{last}")',
+    )
+    assert pq.read_table(tmp_path / "out" / "models.parquet")["provider"].to_pylist() == providers
+    assert cli.main(["pack", str(source), "--out", str(tmp_path / "again")]) == 0
+    assert capsys.readouterr().err == f"pack: note: {done.notes[0]}\n"
+
+
 def test_the_pack_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = _write_source(tmp_path / "source", WRITERS["csv"])
     assert cli.main(["pack", str(source), "--out", str(tmp_path / "r1"), "--synthetic"]) == 0
-    assert "wrote release r1 to" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "wrote release r1 to" in out and 'manifest: "synthetic": true' in out
     assert read_manifest(tmp_path / "r1")["synthetic"] is True
+    assert cli.main(["pack", str(source), "--out", str(tmp_path / "r0")]) == 0
+    assert 'manifest: "synthetic": false' in capsys.readouterr().out
+    assert read_manifest(tmp_path / "r0")["synthetic"] is False
     assert cli.main(["pack", str(source), "--out", str(tmp_path / "r1")]) == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("FAIL out_dir_new: ")

@@ -14,16 +14,30 @@ FORMATS: dict[str, str] = {"csv": "csv", "md": "md", "latex": "tex"}
 RENDERERS: dict[str, Callable[[Table], str]] = {"csv": to_csv, "md": to_markdown, "latex": to_latex}
 
 
-def export_tables(warehouse: Path, *, fmt: str, out_dir: Path) -> list[Path]:
-    """Write every paper table in one format (csv, md or latex) to out_dir; return the files."""
+def rendered_tables(warehouse: Path, *, fmt: str) -> list[tuple[str, str]]:
+    """Every paper table in one format (csv, md or latex): (file name, text), in table order."""
     if fmt not in RENDERERS:
         raise ValueError(f"unknown table format {fmt!r}: choose one of {', '.join(RENDERERS)}")
     with connect_read_only(warehouse) as connection:
         tables = load_tables(connection)
+    return [(f"{table.spec.stem}.{FORMATS[fmt]}", RENDERERS[fmt](table)) for table in tables]
+
+
+def export_tables(warehouse: Path, *, fmt: str, out_dir: Path) -> list[Path]:
+    """Write every paper table in one format (csv, md or latex) to out_dir; return the files."""
+    rendered = rendered_tables(warehouse, fmt=fmt)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    for table in tables:
-        path = out_dir / f"{table.spec.stem}.{FORMATS[fmt]}"
-        path.write_text(RENDERERS[fmt](table), encoding="utf-8")
+    for name, text in rendered:
+        path = out_dir / name
+        path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def tables_text(warehouse: Path, *, fmt: str) -> str:
+    """Every paper table in one text (`tables --out -`): the tables one after another, a blank
+    line apart; in CSV each after a line `# <its file name>`, since CSV has no title."""
+    return "\n".join(
+        (f"# {name}\n" if fmt == "csv" else "") + text for name, text in rendered_tables(warehouse, fmt=fmt)
+    )

@@ -120,3 +120,12 @@ def test_an_error_quotes_a_prefix_of_a_long_query(small_warehouse: Path, capsys:
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith("sql: Catalog Error: Table with name ttt")
     assert len(err) < 400 and "characters in all)" in err
+
+
+def test_an_error_keeps_duckdbs_hint(small_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = sql(small_warehouse, "select * from model_score", capsys)
+    assert code == 1 and out == ""
+    assert err == 'sql: Catalog Error: Table with name model_score does not exist! Did you mean "model_scores"?\n'
+    code, out, err = sql(small_warehouse, "select scor from model_scores", capsys)
+    assert code == 1 and err.count("\n") == 1
+    assert 'Candidate bindings: "score"' in err and "LINE 1" not in err

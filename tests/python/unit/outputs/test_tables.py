@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import re
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from distressbench import cli
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import FLOOR_MARK, TABLES
 from fixtures.markdown_table import read_markdown_table
@@ -121,6 +123,32 @@ def test_unknown_format_is_refused(paper_warehouse: Path, tmp_path: Path) -> Non
 def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:
     for fmt, ext in (("csv", "csv"), ("md", "md"), ("latex", "tex")):
         assert sorted(p.name for p in exported[fmt].iterdir()) == sorted(f"{s.stem}.{ext}" for s in TABLES)
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv"])
+def test_out_dash_prints_every_table_and_a_folder_is_named(
+    fmt: str, exported: dict[str, Path], paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tables --out -` prints the files' texts in table order, a blank line apart (CSV under a
+    `# <file>` line); with a folder, each path on stdout and the folder on stderr."""
+    files = [exported[fmt] / f"{spec.stem}.{fmt}" for spec in TABLES]
+    want = "\n".join(("# " + f.name + "\n" if fmt == "csv" else "") + f.read_text(encoding="utf-8") for f in files)
+    assert cli.main(["tables", "--format", fmt, "--out", "-", "--warehouse", str(paper_warehouse)]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (want, "")
+    assert not (tmp_path / "-").exists()
+    folder = tmp_path / "mine"
+    assert cli.main(["tables", "--format", fmt, "--out", str(folder), "--warehouse", str(paper_warehouse)]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [str(folder / f.name) for f in files]
+    assert err == f"tables: wrote {len(TABLES)} {fmt} files to {folder}{os.sep}\n"
+
+
+def test_the_help_names_the_default_folder_and_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["tables", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: reports/tables)" in text and "- prints every table to stdout" in text
 
 
 # --------------------------------------------------------------------------- CSV round trip
