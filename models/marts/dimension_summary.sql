@@ -1,5 +1,6 @@
-{#- Per dimension: the best and the median dimension score over models of kind 'model'
-    (best ties go to the smallest model_id), with the clinician reference beside them. -#}
+{#- Per dimension of the taxonomy: the best and the median dimension score over models of kind
+    'model' (best ties go to the smallest model_id), with the clinician reference beside them. A
+    dimension with no criterion in the release has n_tasks 0 and null scores. -#}
 with
 
 dimension_scores as (
@@ -17,13 +18,13 @@ ranked_models as (
 
 summarised as (
     select
-        release_id,
         dimension,
         count(*) as n_models,
+        max(n_tasks) as n_tasks,
         {{ first_by('model_id', 'score desc, model_id asc') }} as best_model_id,
         {{ best_and_median_model_scores('score') }}
     from ranked_models
-    group by release_id, dimension
+    group by dimension
 ),
 
 clinician_reference as (
@@ -36,20 +37,21 @@ clinician_reference as (
 
 final as (
     select
-        summarised.release_id,
-        summarised.dimension,
+        {{ release_id() }} as release_id,
+        dimensions.dimension_id as dimension,
         dimensions.kind,
         dimensions.display_order,
-        summarised.n_models,
+        coalesce(summarised.n_tasks, 0) as n_tasks,
+        coalesce(summarised.n_models, 0) as n_models,
         summarised.best_model_id,
         summarised.best_model_score as best_score,
         summarised.median_model_score as median_score,
         clinician_reference.clinician_reference_score
-    from summarised
-    inner join dimensions
-        on summarised.dimension = dimensions.dimension_id
+    from dimensions
+    left join summarised
+        on dimensions.dimension_id = summarised.dimension
     left join clinician_reference
-        on summarised.dimension = clinician_reference.dimension
+        on dimensions.dimension_id = clinician_reference.dimension
 )
 
 select * from final

@@ -1,6 +1,8 @@
 {#- The paper's headline numbers, one row per metric. Which metrics exist, their labels, display
     order and the paper's values live in one place, the seed headline_metric_registry; each CTE
-    below computes some of them by name (a test checks that the two lists agree). -#}
+    below computes some of them by name (a test checks that the two lists agree). Every
+    registered metric has a row: one the release cannot define (a dimension without criteria,
+    no clinician labels, ...) has a null value and interval and says why in undefined_reason. -#}
 with
 
 model_scores as (
@@ -33,6 +35,10 @@ judge_calibration as (
 
 judge_agreement as (
     select * from {{ ref('judge_agreement') }}
+),
+
+triaged_cells as (
+    select * from {{ ref('int_cells_triaged') }}
 ),
 
 model_summary as (
@@ -71,6 +77,19 @@ routing_metrics as (
         rate as value
     from recognized_not_routed
     where is_pooled
+),
+
+absent_dimensions as (
+    select dimension from dimension_summary
+    where n_tasks = 0
+),
+
+routing_coverage as (
+    select
+        count(*) filter (where has_routing) as n_routing_cells,
+        count(*) filter (where has_recognition) as n_recognition_cells,
+        count(*) filter (where has_routing and has_recognition) as n_both_cells
+    from triaged_cells
 ),
 
 turn_type_summary as (
@@ -172,23 +191,72 @@ unioned as (
     select * from dimension_metrics
 ),
 
+undefined_reasons as (
+    -- why a metric has no value on this release (null where it has one)
+    select
+        registry.metric,
+        case
+            when registry.metric = 'recognized_not_routed_rate'
+                then case
+                        when routing_coverage.n_routing_cells = 0 then 'no routing criterion in the release'
+                        when routing_coverage.n_recognition_cells = 0 then 'no recognition criterion in the release'
+                        when routing_coverage.n_both_cells = 0
+                            then 'no task has both a recognition and a routing criterion'
+                        else 'no reply of a ranked model is recognized on a task with a routing criterion'
+                    end
+            when registry.metric = 'single_turn_score' then 'no single-turn task in the release'
+            when registry.metric = 'multi_turn_score' then 'no multi-turn task in the release'
+            when registry.metric = 'multi_minus_single'
+                then 'the release lacks single-turn or multi-turn tasks'
+            when registry.metric = 'judge_kappa'
+                then case
+                        when judge_calibration.n + judge_calibration.n_ties_dropped = 0
+                            then 'no clinician labels in this release: judge calibration is undefined'
+                        when judge_calibration.n = 0 then 'every calibrated pair is a clinician tie'
+                        else 'chance agreement is 1: the judge or the clinicians give one value on every pair'
+                    end
+            when registry.metric = 'judge_alpha'
+                then case
+                        when judge_agreement.n_pairs = 0
+                            then 'no reply × criterion pair of a non-empty reply has two or more labels'
+                        else 'every label of those pairs has the same value'
+                    end
+            when absent_dimensions.dimension is not null then 'no criterion of this dimension in the release'
+        end as undefined_reason
+    from registry
+    cross join routing_coverage
+    left join absent_dimensions
+        on registry.metric in (
+                'best_' || absent_dimensions.dimension || '_score',
+                'median_' || absent_dimensions.dimension || '_score'
+            )
+    left join judge_calibration
+        on judge_calibration.dimension = 'all'
+    left join judge_agreement
+        on judge_agreement.dimension = 'all'
+),
+
 final as (
     select
-        unioned.release_id,
-        unioned.metric,
+        {{ release_id() }} as release_id,
+        coalesce(registry.metric, unioned.metric) as metric,
         registry.display_order,
         unioned.value,
         intervals.ci_low,
         intervals.ci_high,
         registry.paper_value,
-        unioned.value - registry.paper_value as difference_from_paper
-    from unioned
-    left join registry
-        on unioned.metric = registry.metric
+        unioned.value - registry.paper_value as difference_from_paper,
+        case when unioned.value is null then undefined_reasons.undefined_reason end as undefined_reason
+    from registry
+    -- a computed metric the registry lacks keeps its row, for the registry test to find
+    full outer join unioned
+        on registry.metric = unioned.metric
     left join intervals
         on
-            unioned.metric = intervals.metric
+            registry.metric = intervals.metric
             and registry.interval_source = intervals.interval_source
+    left join undefined_reasons
+        on registry.metric = undefined_reasons.metric
 )
 
 select * from final

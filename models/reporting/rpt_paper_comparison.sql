@@ -1,6 +1,6 @@
 {#- Paper table P: every headline metric with its label and group from the registry, beside the
     paper's value; a dimension's metrics carry its floor mark (rpt_dimension_columns) after the
-    dimension's name. -#}
+    dimension's name; a metric the release leaves undefined says why (note). -#}
 with
 
 headline_metrics as (
@@ -29,6 +29,7 @@ final as (
         headline_metrics.ci_high,
         headline_metrics.paper_value,
         headline_metrics.difference_from_paper,
+        coalesce(headline_metrics.undefined_reason, '') as note,
         cast(row_number() over (
             order by
                 case when headline_metrics.display_order is null then 1 else 0 end,

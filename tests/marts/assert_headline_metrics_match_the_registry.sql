@@ -1,9 +1,12 @@
 -- Every headline metric is registered in the seed headline_metric_registry, and every
--- registered metric is computed by headline_metrics: the two lists are one.
+-- registered metric is computed by headline_metrics: the two lists are one. A registered
+-- metric may be undefined on a release (a dimension without criteria, no clinician labels):
+-- its row then has a null value and names why in undefined_reason; a null value without a
+-- reason is a metric no CTE computes.
 with
 
 computed as (
-    select metric from {{ ref('headline_metrics') }}
+    select * from {{ ref('headline_metrics') }}
 ),
 
 registry as (
@@ -14,13 +17,16 @@ final as (
     select
         coalesce(computed.metric, registry.metric) as metric,
         case
-            when computed.metric is null then 'registered but not computed'
+            when computed.metric is null or computed.undefined_reason is null then 'registered but not computed'
             else 'computed but not registered'
         end as problem
     from computed
     full outer join registry
         on computed.metric = registry.metric
-    where computed.metric is null or registry.metric is null
+    where
+        computed.metric is null
+        or registry.metric is null
+        or (computed.value is null and computed.undefined_reason is null)
 )
 
 select * from final

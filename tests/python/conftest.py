@@ -7,14 +7,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Property tests are deterministic: the same examples on every run and machine (derandomize,
+# no example database), no deadline (a build's time varies with the machine), and a failing
+# example is printed with the blob that reproduces it (@reproduce_failure).
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.load_profile("deterministic")
 
 from fixtures.release_factory import make_release  # noqa: E402
 
 # the session's published warehouses (paper_warehouse, case_warehouse, case_release), each
-# built on first use
-pytest_plugins = ["fixtures.warehouse_fixture", "fixtures.case_fixture"]
+# built on first use, and the models compiled once to run on DuckDB directly (compiled_models)
+pytest_plugins = ["fixtures.warehouse_fixture", "fixtures.case_fixture", "fixtures.compiled_models"]
 
 SPARK_OUTCOMES: list[str] = []
 

@@ -306,15 +306,36 @@ def render_header(info: ReleaseInfo, warehouse: Path) -> str:
     return f'<header><h1>DistressBench report</h1><dl class="meta">{meta}</dl>{notice}</header>'
 
 
+def release_notes(connection: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """table key -> what the release lacks that leaves that table undefined or empty
+    (reporting.rpt_release_notes, in its order); empty for a warehouse built without it."""
+    if not _relation_exists(connection, "reporting", "rpt_release_notes"):
+        return {}
+    notes: dict[str, list[str]] = {}
+    for key, note in connection.execute(
+        "select table_key, note from reporting.rpt_release_notes order by row_order"
+    ).fetchall():
+        notes.setdefault(str(key), []).append(str(note))
+    return notes
+
+
+def _table_block(table: Table, notes: list[str]) -> str:
+    """A table with the notes on what the release lacks for it; a table left without rows
+    by what a note says shows the note alone."""
+    shown = "".join(f'<p class="notice">{html.escape(note)}</p>' for note in notes)
+    return shown if notes and not table.rows else shown + to_html(table)
+
+
 def render_report(
     tables: list[Table],
     info: ReleaseInfo,
     warehouse: Path,
     bodies: dict[str, str] | None = None,
     headings: dict[str, str] | None = None,
+    notes: dict[str, list[str]] | None = None,
 ) -> str:
     """The whole HTML document; `bodies` and `headings` hold the rendered `body` and `heading` of the
-    sections that have one."""
+    sections that have one, `notes` what the release lacks per table (release_notes)."""
     esc = html.escape
     by_key = {t.spec.key: t for t in tables}
     titles = {s.id: (headings or {}).get(s.id, s.title) for s in SECTIONS}
@@ -337,7 +358,7 @@ def render_report(
                 "</figcaption></figure>"
             )
         for key in section.tables:
-            parts.append(to_html(by_key[key]))
+            parts.append(_table_block(by_key[key], (notes or {}).get(key, [])))
         parts.append((bodies or {}).get(section.id, ""))
         parts.append("</section>")
         body.append("".join(parts))
@@ -362,7 +383,8 @@ def write_report(warehouse: Path, out: Path) -> Path:
         info = release_info(connection, warehouse)
         bodies = {s.id: s.body(connection) for s in SECTIONS if s.body is not None}
         headings = {s.id: s.heading(connection) for s in SECTIONS if s.heading is not None}
-    document = render_report(tables, info, warehouse, bodies, headings)
+        notes = release_notes(connection)
+    document = render_report(tables, info, warehouse, bodies, headings, notes)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(document, encoding="utf-8")

@@ -68,8 +68,8 @@ T3 = TableSpec(
     caption=(
         "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
         "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
-        "back. Best and median are over ranked models (the median of an even count is the mean of the middle two)."
-        + _FLOOR_NOTE
+        "back. Best and median are over ranked models (the median of an even count is the mean of the middle two). "
+        "—: no criterion of the dimension in the release." + _FLOOR_NOTE
     ),
     model="rpt_dimension_scores",
     columns=(_MODEL,),
@@ -86,7 +86,7 @@ T4 = TableSpec(
     caption=(
         "Of the replies that met every recognition criterion of a task with routing criteria (recognized), those "
         f"that failed routing (not routed), and the rate (%). Pooled over ranked models, with its {INTERVAL_LEVEL} "
-        "bootstrap interval."
+        "bootstrap interval. —: no recognized reply, so the rate is undefined."
     ),
     model="rpt_recognized_not_routed",
     columns=(
@@ -184,7 +184,8 @@ P = TableSpec(
     caption=(
         f"Headline metrics of this release (%) with {INTERVAL_LEVEL} bootstrap intervals, the value the paper "
         "reports, and the difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
-        "Krippendorff's α are ratios, shown × 100." + _FLOOR_NOTE
+        "Krippendorff's α are ratios, shown × 100. A metric the release leaves undefined (—) says why in the note "
+        "(e.g. no criterion of a dimension in the release)." + _FLOOR_NOTE
     ),
     model="rpt_paper_comparison",
     columns=(
@@ -192,6 +193,7 @@ P = TableSpec(
         Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
         Column("Paper (%)", "pct", ("paper_value",)),
         Column("Difference (pp)", "pp", ("difference_from_paper",)),
+        Column("Note", "text", ("note",)),
     ),
 )
 
