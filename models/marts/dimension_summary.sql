@@ -38,7 +38,7 @@ final as (
     select
         summarised.release_id,
         summarised.dimension,
-        dimensions.kind,
+        dimensions.dimension_kind,
         dimensions.display_order,
         summarised.n_models,
         summarised.best_model_id,

@@ -140,18 +140,37 @@ def test_csv_t2_equals_model_scores(exported: dict[str, Path], marts: duckdb.Duc
     rows = _csv(exported, "t2_leaderboard")
     expected = _rows(
         marts,
-        "select s.model_id, s.score, s.ci_low, s.ci_high, s.rank, s.tie_group, r.p_rank_1 "
+        "select s.model_id, s.score, s.ci_low, s.ci_high, s.rank, s.rank_upper_bound, r.p_rank_1, s.letters "
         "from marts.model_scores s left join marts.model_rank_stats r using (model_id)",
     )
-    got = {
-        r["model_id"]: tuple(_num(r[f]) for f in ("score", "ci_low", "ci_high", "rank", "tie_group", "p_rank_1"))
-        for r in rows
-    }
-    assert got == {m: (s, lo, hi, rank, tie, p) for m, s, lo, hi, rank, tie, p in expected}
+    numbers = ("score", "ci_low", "ci_high", "rank", "rank_upper_bound", "p_rank_1")
+    got = {r["model_id"]: (*(_num(r[f]) for f in numbers), r["letters"] or None) for r in rows}
+    assert got == {m: tuple(values) for m, *values in expected}
+    assert all(r["letters"] for r in rows if r["row_group"] == "model")  # every ranked model has letters
     # ordered by score, the clinician reference last and unranked
     assert [r["row_group"] for r in rows] == ["model"] * (len(rows) - 1) + ["reference"]
     scores = [float(r["score"]) for r in rows[:-1]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_dimension_kind_is_named_apart_from_model_kind(marts: duckdb.DuckDBPyConnection) -> None:
+    """act/withhold is dimension_kind everywhere; kind always means model or clinician_reference."""
+    for relation in ("marts.dimension_summary", "marts.dimension_scores", "reference.dimensions"):
+        schema, table = relation.split(".")
+        columns = {
+            c
+            for (c,) in _rows(
+                marts,
+                f"select column_name from duckdb_columns() where schema_name = '{schema}' and table_name = '{table}'",
+            )
+        }
+        assert "dimension_kind" in columns, relation
+        kinds = {k for (k,) in _rows(marts, f"select distinct kind from {relation}")} if "kind" in columns else set()
+        assert kinds <= {"model", "clinician_reference"}, relation
+    assert {k for (k,) in _rows(marts, "select distinct dimension_kind from marts.dimension_summary")} == {
+        "act",
+        "withhold",
+    }
 
 
 def test_csv_t3_equals_dimension_marts(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
