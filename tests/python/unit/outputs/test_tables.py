@@ -251,17 +251,26 @@ def test_markdown_t2_one_row_per_model_plus_reference(
     exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
 ) -> None:
     header, body = read_markdown_table(exported["md"] / "t2_leaderboard.md")
-    assert header == ["Rank", "Model", "Score (%) [95% CI]", "Tie group", "Rank [95% CI]", "P(rank 1) (%)"]
+    assert header == [
+        "Rank",
+        "Model",
+        "Score (%) [95% CI]",
+        "Letters",
+        "Rank [95% CI]",
+        "Rank bound",
+        "P(rank 1) (%)",
+    ]
     expected = _rows(
         marts,
-        "select display_name, rank, score, ci_low, ci_high, kind from marts.model_scores "
+        "select display_name, rank, score, ci_low, ci_high, kind, letters, rank_upper_bound from marts.model_scores "
         "order by kind = 'clinician_reference', score desc, model_id",
     )
     assert len(body) == len(expected) == len(DISPLAY_NAMES)
-    for cells, (name, rank, score, low, high, kind) in zip(body, expected, strict=False):
+    for cells, (name, rank, score, low, high, kind, letters, bound) in zip(body, expected, strict=False):
         assert len(cells) == len(header)
         assert cells[1] == name  # escaped pipes read back
         assert cells[0] == ("—" if kind == "clinician_reference" else str(rank))
+        assert (cells[3], cells[5]) == (("—", "—") if kind == "clinician_reference" else (letters, str(bound)))
         assert _shown(cells[2], score)
         shown_low, shown_high = _interval(cells[2])
         assert abs(shown_low - 100 * low) <= HALF_STEP and abs(shown_high - 100 * high) <= HALF_STEP
@@ -274,7 +283,7 @@ def test_markdown_t3_seven_dimensions_and_summary_rows(
     header, body = read_markdown_table(exported["md"] / "t3_dimension_scores.md")
     seeds = _rows(
         marts,
-        "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
+        "select d.label, d.dimension_kind, c.meets_calibration_floor from reference.dimensions as d "
         "inner join marts.judge_calibration as c on c.dimension = d.dimension_id order by d.display_order",
     )
     marks = ["" if meets else f" {FLOOR_MARK}" for _, _, meets in seeds]
@@ -317,7 +326,7 @@ def test_markdown_t4_to_p_shapes(exported: dict[str, Path], marts: duckdb.DuckDB
 def test_latex_tables_have_the_expected_rows_and_columns(exported: dict[str, Path]) -> None:
     n_models = len(DISPLAY_NAMES)
     expected = {
-        "t2_leaderboard": (n_models, 6),
+        "t2_leaderboard": (n_models, 7),
         "t3_dimension_scores": (n_models + 2, 8),
         "t4_recognized_not_routed": (n_models + 1, 4),
         "t6_subcategory_scores": (23, 3 + n_models),
