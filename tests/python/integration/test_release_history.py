@@ -127,13 +127,14 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
     rows = _rows(
         built.derived,
         "select model_id, previous_release_id, status, score_difference, ci_low, ci_high, previous_ci_low,"
-        " previous_ci_high, rank, previous_rank, rank_change from marts.release_changes",
+        " previous_ci_high, rank, previous_rank, rank_change, letters, previous_letters, rank_upper_bound,"
+        " previous_rank_upper_bound from marts.release_changes",
     )
     changes = {r[0]: r[1:] for r in rows}
     assert set(changes) == set(MODEL_IDS) | {CLINICIAN_ID}
     assert {r[0] for r in changes.values()} == {built.base_id}
     new = changes.pop(SUBMITTED)
-    assert new[1] == "new" and new[2] is None and new[5:7] == (None, None) and new[8:] == (None, None)
+    assert new[1] == "new" and new[2] is None and new[5:7] == (None, None) and new[8:10] == (None, None)
     new_rank = new[7]
     for model, (
         _,
@@ -146,8 +147,16 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
         rank,
         previous_rank,
         rank_change,
+        letters,
+        previous_letters,
+        bound,
+        previous_bound,
     ) in changes.items():
-        assert status == "unchanged", model
+        # score and interval as before; the status also reads the letters and the rank bound,
+        # which the new model can move (it may be clearly better, or rename the letters below it)
+        same = (letters, bound) == (previous_letters, previous_bound)
+        assert status == ("unchanged" if same else "changed"), model
+        assert (letters is None) == (model == CLINICIAN_ID) and (previous_letters is None) == (model == CLINICIAN_ID)
         assert abs(difference) <= TOLERANCE, model
         assert abs(low - previous_low) <= TOLERANCE and abs(high - previous_high) <= TOLERANCE, model
         if model == CLINICIAN_ID:
