@@ -7,7 +7,7 @@
         display_order,
         'dimension' as row_group,
         label,
-        kind
+        dimension_kind
     from {{ dimensions }}
     union all
     select
@@ -15,5 +15,5 @@
         0 as display_order,
         'all' as row_group,
         'All criteria' as label,
-        cast(null as {{ dbt.type_string() }}) as kind
+        cast(null as {{ dbt.type_string() }}) as dimension_kind
 {% endmacro %}

@@ -8,10 +8,12 @@ calibration's resamples too, so resample b reweights the same tasks in both (and
 the costliest step, are drawn once). The calibration's rows are statistic
 'calibration_<agreement|kappa|f1>' per dimension (and 'all'), with intervals only, model_id
 null; int_calibration_resampled lays them out per dimension. The same per model (model_id
-set; int_calibration_by_model_resampled), and the headline 'judge_alpha' (estimate and
-interval, from distressbench.stats.agreement.AlphaResamples). B, the seed and alpha come from the
-vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml). The marts
-on top carry the enforced contracts.
+set; int_calibration_by_model_resampled), and 'judge_alpha' per judge (judge_id set; estimate
+and interval, from distressbench.stats.agreement.AlphaResamples over that judge's units).
+The leaderboard's rows include every pair of ranked models ('pair_difference') and each
+model's compact letter display ('letters', in column letters). B, the seed and alpha come
+from the vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml).
+The marts on top carry the enforced contracts.
 """
 
 import pyarrow as pa
@@ -22,9 +24,11 @@ OUTPUT_SCHEMA = pa.schema(
         ("model_id", pa.string()),
         ("other_model_id", pa.string()),
         ("dimension", pa.string()),
+        ("judge_id", pa.string()),
         ("estimate", pa.float64()),
         ("ci_low", pa.float64()),
         ("ci_high", pa.float64()),
+        ("letters", pa.string()),
     ]
 )
 
@@ -65,12 +69,16 @@ def resampled_rows(dbt):
     alpha = float(dbt.config.get("bootstrap_alpha"))
     calibration = CalibrationResamples(tasks["task_id"], pairs, samples=samples)
     by_model = CalibrationResamples(tasks["task_id"], pairs, samples=samples, by="model_id")
-    judge_alpha = AlphaResamples(tasks["task_id"], units, samples=samples)
+    judge_alphas = {
+        judge_id: AlphaResamples(tasks["task_id"], judge_units, samples=samples)
+        for judge_id, judge_units in units.groupby("judge_id", sort=True)
+    }
 
     def on_counts(counts: np.ndarray, task_order: np.ndarray) -> None:
         calibration.add(counts, task_order)
         by_model.add(counts, task_order)
-        judge_alpha.add(counts, task_order)
+        for resamples in judge_alphas.values():
+            resamples.add(counts, task_order)
 
     estimates = run_bootstrap(
         cell_frame,
@@ -80,12 +88,18 @@ def resampled_rows(dbt):
         alpha=alpha,
         on_counts=on_counts,
     )
-    low, high = judge_alpha.interval(alpha)
-    alpha_row = pd.DataFrame(
-        {"statistic": ["judge_alpha"], "estimate": [judge_alpha.estimate()], "ci_low": [low], "ci_high": [high]}
+    intervals = {judge_id: resamples.interval(alpha) for judge_id, resamples in judge_alphas.items()}
+    alpha_rows = pd.DataFrame(
+        {
+            "statistic": "judge_alpha",
+            "judge_id": pd.Series(list(judge_alphas), dtype="str"),
+            "estimate": [resamples.estimate() for resamples in judge_alphas.values()],
+            "ci_low": [intervals[judge_id][0] for judge_id in judge_alphas],
+            "ci_high": [intervals[judge_id][1] for judge_id in judge_alphas],
+        }
     )
     overall, per_model = calibration.intervals(alpha), by_model.intervals(alpha)
-    return pd.concat([estimates, alpha_row, calibration_rows(overall), calibration_rows(per_model)], ignore_index=True)
+    return pd.concat([estimates, alpha_rows, calibration_rows(overall), calibration_rows(per_model)], ignore_index=True)
 
 
 def calibration_rows(intervals):

@@ -68,7 +68,7 @@ joined as (
         tasks.subcategory,
         tasks.turn_type,
         criteria.dimension,
-        dimensions.kind as dimension_kind,
+        dimensions.dimension_kind,
         criteria.weight,
         criteria.criterion_text,
         cast(coalesce(criterion_verdicts.n_models, 0) as {{ dbt.type_bigint() }}) as n_models,

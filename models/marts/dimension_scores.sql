@@ -36,7 +36,7 @@ final as (
         scored.model_id,
         models.kind,
         scored.dimension,
-        dimensions.kind as dimension_kind,
+        dimensions.dimension_kind,
         scored.n_tasks,
         scored.score
     from scored

@@ -39,7 +39,7 @@ final as (
     select
         {{ release_id() }} as release_id,
         dimensions.dimension_id as dimension,
-        dimensions.kind,
+        dimensions.dimension_kind,
         dimensions.display_order,
         coalesce(summarised.n_tasks, 0) as n_tasks,
         coalesce(summarised.n_models, 0) as n_models,

@@ -33,8 +33,8 @@ judge_calibration as (
     select * from {{ ref('judge_calibration') }}
 ),
 
-judge_agreement as (
-    select * from {{ ref('judge_agreement') }}
+judge_agreement_by_judge as (
+    select * from {{ ref('judge_agreement_by_judge') }}
 ),
 
 triaged_cells as (
@@ -148,13 +148,14 @@ judge_metrics as (
     union all
     select
         release_id,
-        -- its interval is the task bootstrap's (registry interval_source 'task_bootstrap')
+        -- the primary judge's alone (never every judge pooled); its interval is the task
+        -- bootstrap's (registry interval_source 'task_bootstrap')
         'judge_alpha' as metric,
         krippendorff_alpha as value,
         cast(null as {{ type_double() }}) as ci_low,
         cast(null as {{ type_double() }}) as ci_high
-    from judge_agreement
-    where dimension = 'all'
+    from judge_agreement_by_judge
+    where dimension = 'all' and is_primary_judge
 ),
 
 intervals as (
@@ -165,7 +166,15 @@ intervals as (
         ci_low,
         ci_high
     from bootstrap
-    where model_id is null and dimension is null
+    where model_id is null and dimension is null and judge_id is null
+    union all
+    select
+        'judge_alpha' as metric,
+        'task_bootstrap' as interval_source,
+        alpha_ci_low as ci_low,
+        alpha_ci_high as ci_high
+    from judge_agreement_by_judge
+    where dimension = 'all' and is_primary_judge
     union all
     select
         metric,

@@ -1,5 +1,6 @@
-{#- Each ranked model against the next one down: the paired bootstrap difference and whether
-    its interval excludes 0 (if not, the two cannot be told apart). -#}
+{#- Every pair of ranked models, the higher-ranked first (by the one ranking order): the paired
+    bootstrap difference and whether its interval excludes 0 (if not, the two cannot be told
+    apart). -#}
 with
 
 bootstrap as (
@@ -9,7 +10,7 @@ bootstrap as (
 pairs as (
     select
         model_id,
-        other_model_id as next_model_id,
+        other_model_id,
         estimate as difference,
         ci_low,
         ci_high
@@ -21,7 +22,7 @@ final as (
     select
         {{ release_id() }} as release_id,
         pairs.model_id,
-        pairs.next_model_id,
+        pairs.other_model_id,
         pairs.difference,
         pairs.ci_low,
         pairs.ci_high,

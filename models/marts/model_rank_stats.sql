@@ -1,5 +1,6 @@
 {#- Per ranked model: its rank, the median and the interval of its rank over the bootstrap
-    resamples, and the probability that it ranks first. -#}
+    resamples, its rank upper bound (model_scores: 1 + the models clearly better), and the
+    probability that it ranks first. -#}
 with
 
 model_scores as (
@@ -36,6 +37,7 @@ final as (
         ranks.median_rank,
         ranks.rank_ci_low,
         ranks.rank_ci_high,
+        model_scores.rank_upper_bound,
         first_place.p_rank_1
     from model_scores
     inner join ranks

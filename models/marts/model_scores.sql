@@ -1,5 +1,7 @@
 {#- model score = mean of the model's cell scores over all tasks (exact_mean: identical cells give
-    bitwise-identical scores, hence one rank); rank among kind 'model'. -#}
+    bitwise-identical scores, hence one rank); rank among kind 'model'; the compact letter
+    display (the bootstrap's) and the rank upper bound, 1 + the number of models clearly better
+    (their paired interval against this model excludes 0). -#}
 with
 
 models as (
@@ -42,8 +44,8 @@ ranked as (
                         as {{ dbt.type_bigint() }}
                     )
         end as rank,
-        -- the one ranking order (score, then model_id) that the bootstrap's pairs, the tie
-        -- groups and the tables follow
+        -- the one ranking order (score, then model_id) that the bootstrap's pairs, the letters
+        -- and the tables follow
         case
             when models.is_ranked
                 then cast(
@@ -68,21 +70,38 @@ intervals as (
     where statistic = 'model_score'
 ),
 
-tie_groups as (
-    -- walking down the ranking, a new group starts below every pair whose paired
-    -- difference is clearly non-zero
+letters as (
+    select
+        model_id,
+        letters
+    from bootstrap
+    where statistic = 'letters'
+),
+
+clearly_worse as (
+    -- the model of each separated pair that is clearly worse: the second when the
+    -- difference (first - second) is clearly above 0, else the first
+    select case when ci_low > 0 then other_model_id else model_id end as model_id
+    from pair_differences
+    where is_separated
+),
+
+clearly_better_counts as (
+    select
+        model_id,
+        count(*) as n_clearly_better
+    from clearly_worse
+    group by model_id
+),
+
+rank_bounds as (
     select
         ranked.model_id,
-        1 + cast(coalesce(
-            sum(case when pair_differences.is_separated then 1 else 0 end) over (
-                order by ranked.ranking_position
-                rows between unbounded preceding and current row
-            ),
-            0
-        ) as integer) as tie_group
+        cast(1 + coalesce(clearly_better_counts.n_clearly_better, 0) as {{ dbt.type_bigint() }})
+            as rank_upper_bound
     from ranked
-    left join pair_differences
-        on ranked.model_id = pair_differences.next_model_id
+    left join clearly_better_counts
+        on ranked.model_id = clearly_better_counts.model_id
     where ranked.kind = 'model'
 ),
 
@@ -99,12 +118,15 @@ final as (
         intervals.ci_high,
         ranked.rank,
         ranked.ranking_position,
-        tie_groups.tie_group
+        letters.letters,
+        rank_bounds.rank_upper_bound
     from ranked
     left join intervals
         on ranked.model_id = intervals.model_id
-    left join tie_groups
-        on ranked.model_id = tie_groups.model_id
+    left join letters
+        on ranked.model_id = letters.model_id
+    left join rank_bounds
+        on ranked.model_id = rank_bounds.model_id
 )
 
 select * from final

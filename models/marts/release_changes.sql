@@ -1,5 +1,7 @@
 {#- Each model of this release or the previous one (int_previous_release_selected), its
-    score, interval and rank in both; empty when there is no previous release. -#}
+    score, interval, rank, letters and rank upper bound in both; empty when there is no
+    previous release. A model is 'unchanged' only when its score, interval, letters and rank
+    upper bound all are. -#}
 with
 
 current_scores as (
@@ -36,8 +38,10 @@ paired as (
         previous_scores.ci_high as previous_ci_high,
         current_scores.rank,
         previous_scores.rank as previous_rank,
-        current_scores.tie_group,
-        previous_scores.tie_group as previous_tie_group
+        current_scores.letters,
+        previous_scores.letters as previous_letters,
+        current_scores.rank_upper_bound,
+        previous_scores.rank_upper_bound as previous_rank_upper_bound
     from current_scores
     full outer join previous_scores
         on current_scores.model_id = previous_scores.model_id
@@ -53,6 +57,11 @@ classified as (
                 {{ is_within_tolerance('score', 'previous_score') }}
                 and {{ is_within_tolerance('ci_low', 'previous_ci_low') }}
                 and {{ is_within_tolerance('ci_high', 'previous_ci_high') }}
+                and coalesce(letters = previous_letters, letters is null and previous_letters is null)
+                and coalesce(
+                    rank_upper_bound = previous_rank_upper_bound,
+                    rank_upper_bound is null and previous_rank_upper_bound is null
+                )
                 then 'unchanged'
             else 'changed'
         end as status
@@ -77,8 +86,10 @@ final as (
         classified.rank,
         classified.previous_rank,
         classified.previous_rank - classified.rank as rank_change,
-        classified.tie_group,
-        classified.previous_tie_group
+        classified.letters,
+        classified.previous_letters,
+        classified.rank_upper_bound,
+        classified.previous_rank_upper_bound
     from classified
     cross join previous_release
 )

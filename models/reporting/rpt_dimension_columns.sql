@@ -15,7 +15,7 @@ marked as (
     select
         dimensions.dimension_id,
         dimensions.label as dimension_label,
-        dimensions.kind,
+        dimensions.dimension_kind,
         dimensions.display_order,
         case
             when coalesce(judge_calibration.meets_calibration_floor, false) then ''
@@ -32,7 +32,7 @@ final as (
         dimension_label || floor_mark as label,
         dimension_label,
         floor_mark,
-        case when kind = 'withhold' then 'Withhold' else 'Act' end as column_group,
+        case when dimension_kind = 'withhold' then 'Withhold' else 'Act' end as column_group,
         display_order
     from marked
 )

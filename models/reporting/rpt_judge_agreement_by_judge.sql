@@ -1,5 +1,6 @@
 {#- Table J3: the judge's self-consistency over all criteria, every judge's labels pooled
-    (judge_agreement) first, then each judge alone (judge_agreement_by_judge). -#}
+    (judge_agreement) first, then each judge alone (judge_agreement_by_judge) with alpha's
+    interval, the primary judge (the headline judge_alpha's) marked with why it is. -#}
 with
 
 judge_agreement as (
@@ -22,6 +23,9 @@ pooled_rows as (
         tie_share,
         observed_agreement,
         krippendorff_alpha,
+        cast(null as {{ type_double() }}) as alpha_ci_low,
+        cast(null as {{ type_double() }}) as alpha_ci_high,
+        cast(null as {{ dbt.type_string() }}) as primary_judge_reason,
         0 as block_order
     from judge_agreement
     where dimension = 'all'
@@ -39,6 +43,9 @@ judge_rows as (
         tie_share,
         observed_agreement,
         krippendorff_alpha,
+        alpha_ci_low,
+        alpha_ci_high,
+        primary_judge_reason,
         1 as block_order
     from judge_agreement_by_judge
     where dimension = 'all'
@@ -62,6 +69,9 @@ final as (
         tie_share,
         observed_agreement,
         krippendorff_alpha,
+        alpha_ci_low,
+        alpha_ci_high,
+        primary_judge_reason,
         cast(row_number() over (order by block_order, judge_id) as {{ dbt.type_bigint() }}) as row_order
     from unioned
 )

@@ -19,7 +19,7 @@ final as (
         dimension_list.row_group,
         judge_calibration.dimension,
         dimension_list.label,
-        dimension_list.kind as dimension_kind,
+        dimension_list.dimension_kind,
         judge_calibration.n,
         judge_calibration.n_ties_dropped,
         judge_calibration.n_true_positive,

@@ -24,13 +24,14 @@ final as (
         model_scores.kind,
         model_scores.n_tasks,
         model_scores.rank,
-        model_scores.tie_group,
+        model_scores.letters,
         model_scores.score,
         model_scores.ci_low,
         model_scores.ci_high,
         model_rank_stats.median_rank,
         model_rank_stats.rank_ci_low,
         model_rank_stats.rank_ci_high,
+        model_rank_stats.rank_upper_bound,
         model_rank_stats.p_rank_1,
         model_order.model_order as row_order
     from model_scores

@@ -30,6 +30,10 @@ final as (
         release_changes.rank,
         release_changes.previous_rank,
         release_changes.rank_change,
+        release_changes.letters,
+        release_changes.previous_letters,
+        release_changes.rank_upper_bound,
+        release_changes.previous_rank_upper_bound,
         cast(row_number() over (
             order by
                 case when release_changes.kind = 'clinician_reference' then 1 else 0 end asc,

@@ -16,7 +16,8 @@ final as (
         ci_low,
         ci_high,
         rank,
-        tie_group
+        letters,
+        rank_upper_bound
     from source
 )
 

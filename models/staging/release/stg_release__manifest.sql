@@ -10,7 +10,9 @@ final as (
         cast(benchmark as {{ dbt.type_string() }}) as benchmark,
         cast(schema_version as {{ dbt.type_int() }}) as schema_version,
         cast(created_at as {{ dbt.type_string() }}) as created_at,
-        cast(synthetic as {{ dbt.type_boolean() }}) as is_synthetic
+        cast(synthetic as {{ dbt.type_boolean() }}) as is_synthetic,
+        -- optional: a manifest without primary_judge gives null
+        {{ optional_field('source', 'primary_judge') }} as primary_judge_id
     from source
 )
 

@@ -15,6 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from distressbench import messages
 from distressbench.gate.results import Recorder, listing, quote
 from distressbench.release import contract, folders
@@ -30,6 +33,7 @@ _MANIFEST_CHECKS = (
     "manifest_created_at",
     "manifest_synthetic",
     "manifest_derived_from",
+    "manifest_primary_judge",
     "manifest_files",
 )
 # An ISO 8601 timestamp: a calendar date, then a time (a time zone is optional).
@@ -157,6 +161,7 @@ def _check_header(manifest: Mapping[str, Any], rec: Recorder) -> str | None:
             f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)",
         )
     _check_derived_from(manifest, rec)
+    _check_primary_judge(manifest, rec)
     return release
 
 
@@ -214,6 +219,53 @@ def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
         )
     else:
         rec.passed("manifest_derived_from", "manifest", None, "derived_from")
+
+
+def _check_primary_judge(manifest: Mapping[str, Any], rec: Recorder) -> None:
+    """manifest_primary_judge: optional; when present a non-empty judge_id string (that the
+    judge has labels is checked with the schemas, primary_judge_labelled)."""
+    value = manifest.get("primary_judge")
+    if "primary_judge" not in manifest or (isinstance(value, str) and value.strip()):
+        rec.passed("manifest_primary_judge", "manifest", None, "primary_judge")
+        return
+    shown = repr_json(value)[:80]
+    rec.failed(
+        "manifest_primary_judge",
+        "manifest",
+        None,
+        "primary_judge",
+        1,
+        [shown],
+        f"primary_judge is {shown}; when given it must be the judge_id (a non-empty string) of the judge whose "
+        "labels give the headline judge self-consistency",
+    )
+
+
+def _check_primary_judge_labelled(release: Release, path: Path, rec: Recorder) -> None:
+    """primary_judge_labelled: the judge the manifest names as primary_judge has labels in
+    judge_labels (read one batch of its judge_id column at a time, until it is found)."""
+    judge = (release.manifest or {}).get("primary_judge")
+    if not (isinstance(judge, str) and judge.strip()):
+        return
+    seen: set[str] = set()
+    for batch in pq.ParquetFile(path).iter_batches(columns=["judge_id"]):
+        if pc.any(pc.equal(batch.column(0), judge)).as_py():
+            rec.passed("primary_judge_labelled", "schema", "judge_labels", "judge_id")
+            return
+        if len(seen) < 5:
+            seen.update(j for j in pc.unique(batch.column(0)).to_pylist() if j is not None)
+    judges = sorted(seen)[:5]
+    rec.failed(
+        "primary_judge_labelled",
+        "schema",
+        "judge_labels",
+        "judge_id",
+        1,
+        [quote(judge)],
+        f"manifest.json names primary_judge {quote(judge)}, but judge_labels has no label with that judge_id "
+        f"(judges with labels: {', '.join(quote(j) for j in judges) or 'none'}); name one of them, or leave "
+        "primary_judge out to take the judge with the most labels",
+    )
 
 
 def repr_json(value: Any) -> str:
@@ -414,7 +466,7 @@ def _check_files(release: Release, listed: dict[str, Any], outside: set[str], re
 def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
     """Stage 2: table -> path for every present table (inside the folder) whose columns, as
     the release was loaded from its Parquet schema, are exactly the contract's, each of the
-    contract's logical type."""
+    contract's logical type; and, when the manifest names a primary_judge, that it has labels."""
     valid: dict[str, Path] = {}
     for table, file in release.files.items():
         if file.columns is None:
@@ -431,6 +483,8 @@ def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
         rec.passed("parquet_readable", "schema", table)
         if _check_schema(table, list(file.columns), rec):
             valid[table] = file.path
+    if "judge_labels" in valid:
+        _check_primary_judge_labelled(release, valid["judge_labels"], rec)
     return valid
 
 

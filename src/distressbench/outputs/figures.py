@@ -37,7 +37,6 @@ STYLE = {
 MODEL = "#2f6690"
 REFERENCE = "#c0504d"
 LIGHT = "#b9d3e6"
-TIE_SHADES = ("#eef3f8", "#ffffff")
 HEATMAP = "YlGnBu"
 ANNOTATE_MAX_COLUMNS = 14
 
@@ -85,8 +84,9 @@ def _heatmap(
 
 
 def leaderboard(t2: Table) -> bytes:
-    """Model scores with their bootstrap intervals, best at the top; tie groups shaded; the
-    clinician reference in its own row below the ranked models."""
+    """Model scores with their bootstrap intervals, best at the top, each ranked model with its
+    letters (models sharing a letter are not clearly different); the clinician reference in
+    its own row below the ranked models."""
     ranked = _rows(t2, ("model",))
     reference = _rows(t2, ("reference",))
     rows = ranked + reference
@@ -95,11 +95,6 @@ def leaderboard(t2: Table) -> bytes:
         fig = _figure(8, 0.9 + 0.32 * (n + 1))
         ax = fig.add_subplot()
         y = np.array([i + (1 if r["row_group"] == "reference" else 0) for i, r in enumerate(rows)], dtype=float)
-        shade, previous = 1, object()
-        for yi, row in zip(y, ranked, strict=False):
-            if row["tie_group"] != previous:
-                shade, previous = 1 - shade, row["tie_group"]
-            ax.axhspan(yi - 0.5, yi + 0.5, color=TIE_SHADES[shade], zorder=0, lw=0)
         score = _percent([r["score"] for r in rows])
         low = _percent([r["ci_low"] for r in rows])
         high = _percent([r["ci_high"] for r in rows])
@@ -115,7 +110,7 @@ def leaderboard(t2: Table) -> bytes:
                 label, (np.nanmax([s, hi]), yi), xytext=(6, 0), textcoords="offset points", va="center", fontsize=8
             )
         labels = [
-            f"{r['rank']}. {r['label']}" + (f"  (tie group {r['tie_group']})" if r["tie_group"] is not None else "")
+            f"{r['rank']}. {r['label']}" + (f"  ({r['letters']})" if r["letters"] is not None else "")
             if r["row_group"] == "model"
             else f"{r['label']} (not ranked)"
             for r in rows
@@ -124,7 +119,7 @@ def leaderboard(t2: Table) -> bytes:
         ax.invert_yaxis()
         ax.set_xlim(0, 112)
         ax.set_xlabel(f"Score (%) with {INTERVAL_LEVEL} bootstrap interval")
-        ax.set_title("Leaderboard: tie groups shaded alternately")
+        ax.set_title("Leaderboard: models that share a letter are not clearly different")
         ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=1)
         ax.tick_params(axis="y", length=0)
         return _svg(fig)

@@ -69,7 +69,8 @@ def _judge_reliability() -> Section:
         "judge-reliability",
         "Judge reliability",
         "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked "
-        f"{FLOOR_MARK} wherever its scores appear (tables T3 and P and their figures).",
+        f"{FLOOR_MARK} wherever its scores appear (tables T3 and P and their figures). The headline judge α is "
+        "the primary judge's alone; table J3 names it and the rule that chose it.",
         (
             FigureSpec(
                 "fig-judge-reliability",
@@ -95,14 +96,16 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "leaderboard",
         "Leaderboard",
-        "Models ranked by score. Adjacent models whose paired bootstrap interval includes 0 share a tie group.",
+        "Models ranked by score. Two models share a letter when their paired bootstrap interval includes 0 "
+        "(they cannot be told apart) and share none when it excludes 0; the rank bound is 1 + the number of "
+        "models clearly better.",
         (
             FigureSpec(
                 "fig-leaderboard",
                 "T2",
                 figures.leaderboard,
-                f"Model score with its {INTERVAL_LEVEL} bootstrap interval; models in one tie group share a shade; "
-                "the clinician reference (red diamond) is not ranked.",
+                f"Model score with its {INTERVAL_LEVEL} bootstrap interval and each model's letters; the clinician "
+                "reference (red diamond) is not ranked.",
             ),
         ),
         ("T2",),

@@ -24,8 +24,10 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
         caption=(
             f"Each model of this release or the previous one: score (%) with its {INTERVAL_LEVEL} bootstrap interval "
             "in both, the difference in percentage points, and the rank in both (rank change: positive when the model "
-            "moved up). Unchanged means the same score and interval; a rank can shift when another model enters or "
-            "leaves."
+            "moved up), the letters (models sharing a letter cannot be told apart) and the rank upper bound (1 + the "
+            "models clearly better) in both. Unchanged means the same score, interval, letters and rank bound; a rank "
+            "can shift when another model enters or leaves, and letters are named by score, so a model entering above "
+            "renames them."
         ),
         model="rpt_release_changes",
         columns=(
@@ -41,6 +43,10 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
             Column("Rank", "count", ("rank",)),
             Column("Previous rank", "count", ("previous_rank",)),
             Column("Rank change", "count", ("rank_change",)),
+            Column("Letters", "text", ("letters",)),
+            Column("Previous letters", "text", ("previous_letters",)),
+            Column("Rank bound", "count", ("rank_upper_bound",)),
+            Column("Previous rank bound", "count", ("previous_rank_upper_bound",)),
         ),
     ),
     TableSpec(

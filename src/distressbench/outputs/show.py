@@ -213,7 +213,11 @@ def _scores(connection: duckdb.DuckDBPyConnection, task_id: str) -> list[str]:
         "order by score desc, model_id",
         [task_id],
     ).fetchall()
-    lines = _heading(f"Cell scores of the {len(rows)} models, best first")
+    n_ranked = sum(1 for row in rows if row[1] == "model")
+    who = f"{n_ranked} model{'s' if n_ranked != 1 else ''}"
+    if n_ranked < len(rows):
+        who += " and the clinician reference"
+    lines = _heading(f"Cell scores of the {who}, best first")
     for model_id, kind, score, weight_met, weight_total in rows:
         marker = " (clinician reference, not ranked)" if kind != "model" else ""
         lines += wrap(f"{score:6.3f}  {weight_met:>4} of {weight_total:<4} {one_line(model_id)}{marker}")

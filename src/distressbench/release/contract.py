@@ -139,7 +139,7 @@ def dimensions() -> tuple[str, ...]:
 
 def dimension_kinds() -> dict[str, str]:
     """dimension id -> 'act' or 'withhold'."""
-    return {row["dimension_id"]: row["kind"] for row in _seed("dimensions")}
+    return {row["dimension_id"]: row["dimension_kind"] for row in _seed("dimensions")}
 
 
 def subcategories() -> tuple[str, ...]:

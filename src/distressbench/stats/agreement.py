@@ -1,12 +1,14 @@
-"""Task-bootstrap percentile interval for the judge's self-consistency (headline judge_alpha).
+"""Task-bootstrap percentile interval for a judge's self-consistency (each judge's alpha; the
+primary judge's is the headline judge_alpha).
 
 Method
 - Resample b's task counts are the leaderboard bootstrap's (distressbench.stats.bootstrap):
   the build's run_bootstrap hands each chunk of counts it draws (over ALL tasks of the
   release sorted by task_id, code-point order) to AlphaResamples.add, as it does to the
   calibration's resamples, so every headline interval reweights the same tasks.
-- Units are those of marts.judge_agreement's 'all' row: the (reply, criterion) pairs of
-  non-empty replies with at least two labels, every judge's labels together. A unit with n
+- Units are those of one judge's 'all' row of marts.judge_agreement_by_judge: the (reply,
+  criterion) pairs of non-empty replies with at least two labels of that judge (the build
+  makes one AlphaResamples per judge; the primary judge's is the headline judge_alpha). A unit with n
   labels of which m are met adds n labels, m met labels and m(n - m) / (n - 1) to the
   disagreement sum D. Krippendorff's alpha (nominal) is
   1 - (N - 1) * D / (N0 * N1), with N labels, N1 met and N0 = N - N1; undefined (NaN) when
@@ -17,7 +19,8 @@ Method
   chunk shape.
 - Interval: ``np.nanquantile(..., [alpha/2, 1 - alpha/2], method="linear")`` over the
   resamples where alpha is defined; NaN when it is defined in none. The point estimate is
-  the same formula with every task drawn once (it equals marts.judge_agreement's).
+  the same formula with every task drawn once (it equals the judge's 'all' row of
+  marts.judge_agreement_by_judge).
 """
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ def replayed(marts: duckdb.DuckDBPyConnection) -> tuple[np.ndarray, np.ndarray]:
     return _replayed_counts(marts)
 
 
-def test_judge_alpha_interval_matches_the_coincidence_matrix_over_the_builds_resamples(
+def test_each_judges_alpha_interval_matches_the_coincidence_matrix_over_the_builds_resamples(
     release: Path, marts: duckdb.DuckDBPyConnection, replayed: tuple[np.ndarray, np.ndarray]
 ) -> None:
     tasks, counts = replayed
@@ -236,36 +236,61 @@ def test_judge_alpha_interval_matches_the_coincidence_matrix_over_the_builds_res
     rows = labels.merge(nonempty[["response_id", "task_id"]], on="response_id").merge(
         criteria[["criterion_id", "task_id"]], on=["criterion_id", "task_id"]
     )
-    units = rows.groupby(["task_id", "response_id", "criterion_id"])["met"].agg(n="size", yes="sum").reset_index()
-    units = units[units["n"] >= 2]
-    # each unit's coincidences: met-met, unmet-unmet and the two off-diagonal cells, over n - 1
-    per_unit = np.column_stack(
-        [
-            units["yes"] * (units["yes"] - 1),
-            (units["n"] - units["yes"]) * (units["n"] - units["yes"] - 1),
-            2 * units["yes"] * (units["n"] - units["yes"]),
-        ]
-    ) / (units["n"].to_numpy()[:, None] - 1)
-    position = pd.Index(tasks).get_indexer(units["task_id"])
-    assert (position >= 0).all()
-    per_task = np.zeros((len(tasks), 3))
-    np.add.at(per_task, position, per_unit)
+    by_judge = {
+        r["judge_id"]: r
+        for r in _records(marts, "select * from marts.judge_agreement_by_judge where dimension = 'all'")
+    }
+    assert len(by_judge) >= 2
+    expected: dict[str, float] = {}
+    for judge, judged in rows.groupby("judge_id"):
+        units = judged.groupby(["task_id", "response_id", "criterion_id"])["met"].agg(n="size", yes="sum")
+        units = units[units["n"] >= 2].reset_index()
+        # each unit's coincidences: met-met, unmet-unmet and the two off-diagonal cells, over n - 1
+        per_unit = np.column_stack(
+            [
+                units["yes"] * (units["yes"] - 1),
+                (units["n"] - units["yes"]) * (units["n"] - units["yes"] - 1),
+                2 * units["yes"] * (units["n"] - units["yes"]),
+            ]
+        ) / (units["n"].to_numpy()[:, None] - 1)
+        position = pd.Index(tasks).get_indexer(units["task_id"])
+        assert (position >= 0).all()
+        per_task = np.zeros((len(tasks), 3))
+        np.add.at(per_task, position, per_unit)
 
-    def alpha(weights: np.ndarray) -> np.ndarray:
-        o = weights @ per_task
-        n_met, n_unmet = o[..., 0] + o[..., 2] / 2, o[..., 1] + o[..., 2] / 2
-        total = n_met + n_unmet
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(n_met * n_unmet > 0, 1 - (total - 1) * o[..., 2] / (2 * n_met * n_unmet), np.nan)
+        def alpha(weights: np.ndarray, per_task: np.ndarray = per_task) -> np.ndarray:
+            o = weights @ per_task
+            n_met, n_unmet = o[..., 0] + o[..., 2] / 2, o[..., 1] + o[..., 2] / 2
+            total = n_met + n_unmet
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(n_met * n_unmet > 0, 1 - (total - 1) * o[..., 2] / (2 * n_met * n_unmet), np.nan)
 
-    estimate = float(alpha(np.ones(len(tasks))))
-    assert estimate == pytest.approx(judge_agreement(release)[(None, "all")]["krippendorff_alpha"], abs=TOLERANCE)
-    low, high = _quantiles(alpha(counts))
+        estimate = float(alpha(np.ones(len(tasks))))
+        expected[str(judge)] = estimate
+        row = by_judge[judge]
+        if math.isnan(estimate):
+            assert row["krippendorff_alpha"] is None
+            continue
+        assert estimate == pytest.approx(judge_agreement(release)[(str(judge), "all")]["krippendorff_alpha"])
+        low, high = _quantiles(alpha(counts))
+        assert _close(row["krippendorff_alpha"], estimate), (judge, row)
+        assert _close(row["alpha_ci_low"], low) and _close(row["alpha_ci_high"], high), (judge, row, low, high)
+
+    # the headline is the primary judge's alone: the most labels on rubric pairs, ties to the smallest id
+    rubric = labels.merge(responses[["response_id", "task_id"]], on="response_id").merge(
+        criteria[["criterion_id", "task_id"]], on=["criterion_id", "task_id"]
+    )
+    n_labels = rubric.groupby("judge_id").size()
+    primary = min(n_labels.index, key=lambda j: (-n_labels[j], j))
+    assert [j for j, r in by_judge.items() if r["is_primary_judge"]] == [primary]
+    assert by_judge[primary]["primary_judge_reason"] == "the most labels"
     ((value, ci_low, ci_high),) = marts.execute(
         "select value, ci_low, ci_high from marts.headline_metrics where metric = 'judge_alpha'"
     ).fetchall()
-    assert _close(value, estimate) and _close(ci_low, low) and _close(ci_high, high), (value, ci_low, ci_high)
-    assert low is not None and high is not None and low < estimate < high
+    assert _close(value, expected[primary])
+    assert (ci_low, ci_high) == (by_judge[primary]["alpha_ci_low"], by_judge[primary]["alpha_ci_high"])
+    pooled = judge_agreement(release)[(None, "all")]["krippendorff_alpha"]
+    assert pooled is not None and abs(float(value) - pooled) > TOLERANCE  # not every judge pooled
 
 
 def _confusion(pairs: pd.DataFrame) -> tuple[int, int, int, int]:

@@ -24,7 +24,7 @@ from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, make_release
 from fixtures.submission_factory import split_release
 
 SUBMITTED = MODEL_IDS[1]
-SCORE_COLUMNS = "model_id, kind, n_tasks, rank, tie_group, score, ci_low, ci_high"
+SCORE_COLUMNS = "model_id, kind, n_tasks, rank, letters, rank_upper_bound, score, ci_low, ci_high"
 TOLERANCE = 1e-12  # computed differences; the marts themselves are equal bit for bit (test below)
 
 
@@ -71,12 +71,12 @@ def _assert_close(got: list[tuple[object, ...]], want: list[tuple[object, ...]],
 
 
 def test_the_submitted_model_scores_as_in_the_original_release(built: Built) -> None:
-    """Same models, tasks and labels give the same scores, intervals, ranks and tie groups,
+    """Same models, tasks and labels give the same scores, intervals, ranks, letters and rank bounds,
     though the derived release holds its rows in another order."""
     query = f"select {SCORE_COLUMNS} from marts.model_scores order by model_id"
     expected, derived = _rows(built.original, query), _rows(built.derived, query)
     assert SUBMITTED in [r[0] for r in derived]
-    _assert_close(derived, expected, n_exact=5)
+    _assert_close(derived, expected, n_exact=6)
     dimensions = "select model_id, dimension, n_tasks, score from marts.dimension_scores order by all"
     _assert_close(_rows(built.derived, dimensions), _rows(built.original, dimensions), n_exact=3)
     headline = "select metric, value, ci_low, ci_high from marts.headline_metrics order by metric"
@@ -127,13 +127,14 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
     rows = _rows(
         built.derived,
         "select model_id, previous_release_id, status, score_difference, ci_low, ci_high, previous_ci_low,"
-        " previous_ci_high, rank, previous_rank, rank_change from marts.release_changes",
+        " previous_ci_high, rank, previous_rank, rank_change, letters, previous_letters, rank_upper_bound,"
+        " previous_rank_upper_bound from marts.release_changes",
     )
     changes = {r[0]: r[1:] for r in rows}
     assert set(changes) == set(MODEL_IDS) | {CLINICIAN_ID}
     assert {r[0] for r in changes.values()} == {built.base_id}
     new = changes.pop(SUBMITTED)
-    assert new[1] == "new" and new[2] is None and new[5:7] == (None, None) and new[8:] == (None, None)
+    assert new[1] == "new" and new[2] is None and new[5:7] == (None, None) and new[8:10] == (None, None)
     new_rank = new[7]
     for model, (
         _,
@@ -146,8 +147,16 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
         rank,
         previous_rank,
         rank_change,
+        letters,
+        previous_letters,
+        bound,
+        previous_bound,
     ) in changes.items():
-        assert status == "unchanged", model
+        # score and interval as before; the status also reads the letters and the rank bound,
+        # which the new model can move (it may be clearly better, or rename the letters below it)
+        same = (letters, bound) == (previous_letters, previous_bound)
+        assert status == ("unchanged" if same else "changed"), model
+        assert (letters is None) == (model == CLINICIAN_ID) and (previous_letters is None) == (model == CLINICIAN_ID)
         assert abs(difference) <= TOLERANCE, model
         assert abs(low - previous_low) <= TOLERANCE and abs(high - previous_high) <= TOLERANCE, model
         if model == CLINICIAN_ID:

@@ -45,18 +45,20 @@ T2 = TableSpec(
     title="Leaderboard",
     caption=(
         f"Model score (mean weighted share of criteria met over all tasks, %) with its {INTERVAL_LEVEL} bootstrap "
-        "interval; rank among ranked models (equal scores share a rank); tie group (models in one group cannot be "
-        "told apart: the paired interval of adjacent models includes 0); the rank's "
-        f"{INTERVAL_LEVEL} bootstrap interval and the probability of ranking first. The clinician reference is shown "
-        "beside the models, not ranked."
+        "interval; rank among ranked models (equal scores share a rank); letters (a compact letter display over "
+        f"every pair of models: two models that share a letter cannot be told apart, their paired {INTERVAL_LEVEL} "
+        "bootstrap interval includes 0; two that share none can); the rank's "
+        f"{INTERVAL_LEVEL} bootstrap interval; the rank upper bound (1 + the number of models clearly better); and "
+        "the probability of ranking first. The clinician reference is shown beside the models, not ranked."
     ),
     model="rpt_leaderboard",
     columns=(
         Column("Rank", "count", ("rank",)),
         _MODEL,
         Column(f"Score (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
-        Column("Tie group", "count", ("tie_group",)),
+        Column("Letters", "text", ("letters",)),
         Column(f"Rank [{INTERVAL_LEVEL} CI]", "interval", ("rank_ci_low", "rank_ci_high")),
+        Column("Rank bound", "count", ("rank_upper_bound",)),
         Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
     ),
 )
@@ -270,18 +272,25 @@ J3 = TableSpec(
     caption=(
         "Each judge against itself over all criteria: the reply × criterion pairs of non-empty replies with at "
         "least two labels of that judge, the share whose labels all agree, the share tied, the observed agreement "
-        "between labels of a pair (%) and Krippendorff's α (nominal; — when undefined). The first row pools every "
-        "judge's labels of a pair."
+        f"between labels of a pair (%) and Krippendorff's α (nominal; — when undefined) with its {INTERVAL_LEVEL} "
+        "task-bootstrap interval. The first row pools every judge's labels of a pair. The headline judge α is the "
+        "primary judge's alone: the judge the manifest names (primary_judge), else the judge with the most labels "
+        "(ties: the smallest id); the Headline column marks it and says which rule chose it."
     ),
     model="rpt_judge_agreement_by_judge",
     columns=(
         Column("Judge", "text", ("label",)),
+        Column("Headline", "text", ("primary_judge_reason",)),
         Column("Pairs with ≥ 2 labels", "count", ("n_pairs",)),
         Column("Labels", "count", ("n_labels",)),
         Column("Unanimous (%)", "pct", ("unanimous_share",)),
         Column("Tied (%)", "pct", ("tie_share",)),
         Column("Observed agreement (%)", "pct", ("observed_agreement",)),
-        Column("Krippendorff's α", "ratio", ("krippendorff_alpha",)),
+        Column(
+            f"Krippendorff's α [{INTERVAL_LEVEL} CI]",
+            "ratio_ci",
+            ("krippendorff_alpha", "alpha_ci_low", "alpha_ci_high"),
+        ),
     ),
 )
 

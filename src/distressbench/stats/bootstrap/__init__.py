@@ -39,8 +39,13 @@ Method
   resamples in which the model is ranked 1; when k models tie at the top each gets 1/k, so
   the probabilities sum to 1.
 - Point ranking (for output order and 'pair_difference'): full-sample score descending,
-  then model_id ascending for exact ties. 'pair_difference' pairs each model with the next
-  one down: estimate = score(model) - score(next), interval over the same resamples.
+  then model_id ascending for exact ties. 'pair_difference' pairs every two ranked models
+  once, the higher-ranked first: estimate = score(model) - score(other), its percentile
+  interval over the same resamples (estimates.pair_intervals, one model against all below it
+  at a time, so memory holds B x k differences). Two models are clearly different when that
+  interval excludes 0.
+- 'letters': each ranked model's compact letter display over those pairs (letters.py,
+  Piepho 2004): two models share a letter exactly when they are not clearly different.
 
 Inputs are the dbt models' rows, whose keys and values dbt tests already check; only what
 would otherwise give a silently wrong result is checked again here (duplicate or missing
@@ -49,5 +54,6 @@ every ranked model, null or out-of-range scores), plus a clear error for no rank
 
 The modules: inputs reads the dbt models' rows; checks holds the input checks; design builds
 the design matrix; draws draws the resample counts; estimates turns resampled sums into
-statistics, ranks and intervals; run runs it all (run_bootstrap) and lays out the rows.
+statistics, ranks and intervals (pair_intervals: every pair's); letters makes the compact
+letter display; run runs it all (run_bootstrap) and lays out the rows.
 """

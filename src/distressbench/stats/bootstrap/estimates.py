@@ -13,8 +13,8 @@ SCORE_QUANTILE_METHOD = "linear"
 RANK_QUANTILE_METHOD = "inverted_cdf"
 
 
-def statistics(sums: np.ndarray, design: Design, pairs: np.ndarray) -> np.ndarray:
-    """Resamples x statistics: model means (model_ids order), headline_names(), then pair differences."""
+def statistics(sums: np.ndarray, design: Design) -> np.ndarray:
+    """Resamples x statistics: model means (model_ids order), then headline_names()."""
     n, m, k = design.n_tasks, design.n_models, design.n_ranked
     means = sums[:, :m] / n
     ranked = means[:, design.ranked]
@@ -37,7 +37,6 @@ def statistics(sums: np.ndarray, design: Design, pairs: np.ndarray) -> np.ndarra
             start += k + 1
             scores = block[:, :k] / block[:, k:]
             out.extend([scores.max(axis=1), np.median(scores, axis=1)])
-        out.append(ranked[:, pairs[:, 0]] - ranked[:, pairs[:, 1]])
     return np.column_stack(out)
 
 
@@ -79,6 +78,34 @@ def percentile_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN bounds
             bounds[:, gaps] = np.nanquantile(draws[:, gaps], q, axis=0, method=SCORE_QUANTILE_METHOD)
     return bounds[0], bounds[1]
+
+
+def pair_intervals(scores: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ci_low, ci_high), each k x k: the percentile interval of score(i) - score(j) over the
+    resamples (rows of `scores`, resamples x k), for every pair i < j (the upper triangle; the
+    rest is NaN), as percentile_interval gives it (scores have no NaN). One model at a time
+    against every model after it, so that memory holds resamples x k differences, never all
+    k(k-1)/2 columns at once; each difference lies along a contiguous row, partitioned in
+    place at the two order statistics each bound needs."""
+    k = scores.shape[1]
+    low, high = np.full((k, k), np.nan), np.full((k, k), np.nan)
+    by_model = np.ascontiguousarray(scores.T)
+    for i in range(k - 1):
+        low[i, i + 1 :], high[i, i + 1 :] = _row_quantiles(by_model[i] - by_model[i + 1 :], (alpha / 2, 1 - alpha / 2))
+    return low, high
+
+
+def _row_quantiles(rows: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """Per row, each q-quantile as np.quantile(..., method="linear") computes it (the
+    Hyndman-Fan type 7 order statistics and numpy's interpolation); `rows` is partitioned."""
+    n = rows.shape[1]
+    places = [((n - 1) * q, int(np.floor((n - 1) * q))) for q in qs]
+    rows.partition(sorted({i for _, lo in places for i in (lo, min(lo + 1, n - 1))}), axis=1)
+    out = []
+    for h, lo in places:
+        a, b, t = rows[:, lo], rows[:, min(lo + 1, n - 1)], h - lo
+        out.append(a + (b - a) * t if t < 0.5 else b - (b - a) * (1 - t))
+    return out
 
 
 def rank_interval(ranks: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

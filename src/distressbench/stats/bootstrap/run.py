@@ -15,14 +15,17 @@ from distressbench.stats.bootstrap.design import Design, build_design
 from distressbench.stats.bootstrap.draws import ResampleCounts
 from distressbench.stats.bootstrap.estimates import (
     headline_names,
+    pair_intervals,
     percentile_interval,
     rank_interval,
     rank_rows,
     statistics,
 )
+from distressbench.stats.bootstrap.letters import letters_by_model
 
-OUTPUT_COLUMNS = ("statistic", "model_id", "other_model_id", "estimate", "ci_low", "ci_high")
-Row = tuple[str, str | None, str | None, float, float, float]  # one output row, OUTPUT_COLUMNS' values
+OUTPUT_COLUMNS = ("statistic", "model_id", "other_model_id", "estimate", "ci_low", "ci_high", "letters")
+# one output row, OUTPUT_COLUMNS' values
+Row = tuple[str, str | None, str | None, float, float, float, str | None]
 # One float64 copy of the count matrix per chunk (the product reads it as it is).
 COUNT_BYTES_BUDGET = 128 * 2**20
 
@@ -48,8 +51,8 @@ def run_bootstrap(
     is_recognized_with_routing, is_not_routed (only counted where recognized).
     dimension_cells: one row per (model, task, dimension) for the tasks that have the
     dimension: model_id, task_id, dimension, score. Extra columns are ignored.
-    Returns columns statistic, model_id, other_model_id, estimate, ci_low, ci_high (see the
-    package docstring for the method, ranking and tie conventions).
+    Returns columns statistic, model_id, other_model_id, estimate, ci_low, ci_high, letters
+    (see the package docstring for the method, ranking and tie conventions).
     on_counts(counts, task_ids), if given, sees each chunk of resample counts in resample
     order (columns: the sorted task ids it is given), so that another bootstrap over the same
     tasks (CalibrationResamples.add) shares the draws; the array is reused for the next chunk.
@@ -70,28 +73,36 @@ def run_bootstrap(
     point_means = identity[0, :m] / n
     ranked_ids = design.model_ids[design.ranked]
     order = sorted(range(k), key=lambda j: (-point_means[design.ranked[j]], ranked_ids[j]))
-    pairs = np.array([(order[i], order[i + 1]) for i in range(k - 1)], dtype=np.int64).reshape(-1, 2)
-    point = statistics(identity, design, pairs)[0]
+    point = statistics(identity, design)[0]
 
     step = min(samples, int(chunk_size) if chunk_size is not None else default_chunk_size(n))
-    draws, ranks, top_share = _resample(design, pairs, len(point), samples, int(seed), step, on_counts)
+    draws, ranks, top_share = _resample(design, len(point), samples, int(seed), step, on_counts)
     low, high = percentile_interval(draws, alpha)
     rank_mid, rank_low, rank_high = rank_interval(ranks, alpha)
+    # every pair of ranked models, in ranking order: the paired intervals and the letters
+    in_order = design.ranked[order]
+    pair_low, pair_high = pair_intervals(draws[:, in_order], alpha)
+    separated = (pair_low > 0) | (pair_high < 0)
+    letters = letters_by_model(separated | separated.T)
 
     model_order = [int(design.ranked[j]) for j in order] + ([design.reference] if design.reference is not None else [])
     rows: list[Row] = []
     for i in model_order:
-        rows.append(("model_score", design.model_ids[i], None, point[i], low[i], high[i]))
+        rows.append(("model_score", design.model_ids[i], None, point[i], low[i], high[i], None))
     for offset, name in enumerate(names):
         c = m + offset
-        rows.append((name, None, None, point[c], low[c], high[c]))
+        rows.append((name, None, None, point[c], low[c], high[c], None))
     for j in order:
-        rows.append(("rank", ranked_ids[j], None, float(rank_mid[j]), float(rank_low[j]), float(rank_high[j])))
+        rank_row = (float(rank_mid[j]), float(rank_low[j]), float(rank_high[j]))
+        rows.append(("rank", ranked_ids[j], None, *rank_row, None))
     for j in order:
-        rows.append(("p_rank_1", ranked_ids[j], None, top_share[j] / samples, math.nan, math.nan))
-    for p, (a, b) in enumerate(pairs):
-        c = m + len(names) + p
-        rows.append(("pair_difference", ranked_ids[a], ranked_ids[b], point[c], low[c], high[c]))
+        rows.append(("p_rank_1", ranked_ids[j], None, top_share[j] / samples, math.nan, math.nan, None))
+    for position, j in enumerate(order):
+        rows.append(("letters", ranked_ids[j], None, math.nan, math.nan, math.nan, letters[position]))
+    for a, b in zip(*np.triu_indices(k, 1), strict=True):
+        difference = point[in_order[a]] - point[in_order[b]]
+        pair = (ranked_ids[order[a]], ranked_ids[order[b]], difference, pair_low[a, b], pair_high[a, b])
+        rows.append(("pair_difference", *pair, None))
 
     return _frame(rows)
 
@@ -112,7 +123,6 @@ def _check_parameters(samples: int, seed: int, alpha: float, chunk_size: int | N
 
 def _resample(
     design: Design,
-    pairs: np.ndarray,
     n_stats: int,
     samples: int,
     seed: int,
@@ -133,7 +143,7 @@ def _resample(
         if on_counts is not None:
             on_counts(drawn, design.task_ids)
         sums = (drawn @ design.design) * design.unscale
-        stats = statistics(sums, design, pairs)
+        stats = statistics(sums, design)
         draws[start : start + size] = stats
         chunk_ranks = rank_rows(stats[:, design.ranked])
         ranks[start : start + size] = chunk_ranks
@@ -153,5 +163,6 @@ def _frame(rows: list[Row]) -> pd.DataFrame:
             "estimate": np.asarray(columns[3], dtype=np.float64),
             "ci_low": np.asarray(columns[4], dtype=np.float64),
             "ci_high": np.asarray(columns[5], dtype=np.float64),
+            "letters": pd.Series(columns[6], dtype="str"),
         }
     )

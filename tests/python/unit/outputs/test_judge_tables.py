@@ -76,13 +76,21 @@ def test_j3_csv_carries_the_pooled_and_per_judge_agreement(exported: Path, marts
     query = "select n_pairs, krippendorff_alpha from marts.judge_agreement where dimension = 'all'"
     pooled = marts.execute(query).fetchall()
     judges = marts.execute(
-        "select judge_id, n_pairs, krippendorff_alpha from marts.judge_agreement_by_judge where dimension = 'all' "
-        "order by judge_id"
+        "select judge_id, n_pairs, krippendorff_alpha, alpha_ci_low, alpha_ci_high, primary_judge_reason "
+        "from marts.judge_agreement_by_judge where dimension = 'all' order by judge_id"
     ).fetchall()
     assert len(rows) == 1 + len(judges) and len(judges) == 2
     assert rows[0]["judge_id"] == "" and (int(rows[0]["n_pairs"]), _num(rows[0]["krippendorff_alpha"])) == pooled[0]
-    for row, (judge, n_pairs, alpha) in zip(rows[1:], judges, strict=True):
-        assert (row["judge_id"], int(row["n_pairs"]), _num(row["krippendorff_alpha"])) == (judge, n_pairs, alpha)
+    fields = ("krippendorff_alpha", "alpha_ci_low", "alpha_ci_high")
+    for row, (judge, n_pairs, *alpha, reason) in zip(rows[1:], judges, strict=True):
+        assert (row["judge_id"], int(row["n_pairs"]), *(_num(row[f]) for f in fields)) == (judge, n_pairs, *alpha)
+        if alpha[0] is not None:  # every judge's alpha, where defined, has its interval
+            assert alpha[1] is not None and alpha[1] <= alpha[0] <= alpha[2], (judge, alpha)
+        assert (row["primary_judge_reason"] or None) == reason
+    # exactly one judge is the headline's, and J3 says why
+    assert [r["primary_judge_reason"] for r in rows if r["primary_judge_reason"]] == ["the most labels"]
+    markdown = (exported / "md" / "j3_judge_agreement_by_judge.md").read_text(encoding="utf-8")
+    assert "| the most labels |" in markdown
 
 
 def test_dimensions_below_the_floor_are_marked_in_t3_p_and_j1(exported: Path, marts: duckdb.DuckDBPyConnection) -> None:
@@ -123,11 +131,18 @@ def test_headline_holds_judge_kappa_and_alpha(marts: duckdb.DuckDBPyConnection) 
     ((kappa, low, high),) = marts.execute(
         "select kappa, kappa_ci_low, kappa_ci_high from marts.judge_calibration where dimension = 'all'"
     ).fetchall()
-    ((alpha,),) = marts.execute(
-        "select krippendorff_alpha from marts.judge_agreement where dimension = 'all'"
+    # the primary judge's alone (the fixture's two judges: the one with the most labels)
+    ((judge, alpha),) = marts.execute(
+        "select judge_id, krippendorff_alpha from marts.judge_agreement_by_judge "
+        "where dimension = 'all' and is_primary_judge"
     ).fetchall()
+    pooled_query = "select krippendorff_alpha from marts.judge_agreement where dimension = 'all'"
+    ((pooled,),) = marts.execute(pooled_query).fetchall()
+    assert alpha != pooled
     ((estimate, alpha_low, alpha_high),) = marts.execute(
-        "select estimate, ci_low, ci_high from intermediate.int_bootstrap_resampled where statistic = 'judge_alpha'"
+        "select estimate, ci_low, ci_high from intermediate.int_bootstrap_resampled "
+        "where statistic = 'judge_alpha' and judge_id = ?",
+        [judge],
     ).fetchall()
     assert estimate == pytest.approx(alpha, abs=1e-12) and alpha_low is not None and alpha_high is not None
     assert rows == {"judge_kappa": (kappa, low, high), "judge_alpha": (alpha, alpha_low, alpha_high)}
@@ -140,7 +155,7 @@ def test_p_shows_judge_alpha_with_its_interval(exported: Path, marts: duckdb.Duc
     row = next(r for r in _csv(exported / "csv" / "p_paper_comparison.csv") if r["metric"] == "judge_alpha")
     assert (_num(row["value"]), _num(row["ci_low"]), _num(row["ci_high"])) == (value, low, high)
     markdown = (exported / "md" / "p_paper_comparison.md").read_text(encoding="utf-8")
-    line = next(x for x in markdown.splitlines() if x.startswith("| Judge self-consistency"))
+    line = next(x for x in markdown.splitlines() if x.startswith("| Primary judge's self-consistency"))
     assert f"{pct(value)} [{pct(low)}, {pct(high)}]" in line
 
 

@@ -114,6 +114,8 @@ def test_show_without_a_model_lists_every_cell_score_sorted(
             "select count(*) from marts.cell_scores where task_id = ?", [task_id]
         ).fetchone()
     assert n_cells == len(expected) == len(MODEL_IDS) + 1
+    # the heading counts the ranked models and names the reference apart
+    assert f"Cell scores of the {len(MODEL_IDS)} models and the clinician reference, best first" in out
     listed = re.findall(r"^\s*(\d\.\d{3})\s+\d+ of \d+\s+(.+?)( \(clinician reference, not ranked\))?$", out, re.M)
     assert [(m, float(s)) for s, m, _ in listed] == [(one_line(m), round(s, 3)) for m, s in expected]
     assert [m for _, m, ref in listed if ref] == [CLINICIAN_ID]

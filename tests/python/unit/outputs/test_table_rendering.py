@@ -88,17 +88,18 @@ def _hostile_table() -> Table:
         "kind",
         "n_tasks",
         "rank",
-        "tie_group",
+        "letters",
         "score",
         "ci_low",
         "ci_high",
         "median_rank",
         "rank_ci_low",
         "rank_ci_high",
+        "rank_upper_bound",
         "p_rank_1",
     )
     rows = tuple(
-        ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, 1, -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 0.25)
+        ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, "ab", -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 1, 0.25)
         for i, name in enumerate(HOSTILE)
     )
     return Table(spec, fields, rows, spec.columns)

@@ -168,18 +168,37 @@ def test_csv_t2_equals_model_scores(exported: dict[str, Path], marts: duckdb.Duc
     rows = _csv(exported, "t2_leaderboard")
     expected = _rows(
         marts,
-        "select s.model_id, s.score, s.ci_low, s.ci_high, s.rank, s.tie_group, r.p_rank_1 "
+        "select s.model_id, s.score, s.ci_low, s.ci_high, s.rank, s.rank_upper_bound, r.p_rank_1, s.letters "
         "from marts.model_scores s left join marts.model_rank_stats r using (model_id)",
     )
-    got = {
-        r["model_id"]: tuple(_num(r[f]) for f in ("score", "ci_low", "ci_high", "rank", "tie_group", "p_rank_1"))
-        for r in rows
-    }
-    assert got == {m: (s, lo, hi, rank, tie, p) for m, s, lo, hi, rank, tie, p in expected}
+    numbers = ("score", "ci_low", "ci_high", "rank", "rank_upper_bound", "p_rank_1")
+    got = {r["model_id"]: (*(_num(r[f]) for f in numbers), r["letters"] or None) for r in rows}
+    assert got == {m: tuple(values) for m, *values in expected}
+    assert all(r["letters"] for r in rows if r["row_group"] == "model")  # every ranked model has letters
     # ordered by score, the clinician reference last and unranked
     assert [r["row_group"] for r in rows] == ["model"] * (len(rows) - 1) + ["reference"]
     scores = [float(r["score"]) for r in rows[:-1]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_dimension_kind_is_named_apart_from_model_kind(marts: duckdb.DuckDBPyConnection) -> None:
+    """act/withhold is dimension_kind everywhere; kind always means model or clinician_reference."""
+    for relation in ("marts.dimension_summary", "marts.dimension_scores", "reference.dimensions"):
+        schema, table = relation.split(".")
+        columns = {
+            c
+            for (c,) in _rows(
+                marts,
+                f"select column_name from duckdb_columns() where schema_name = '{schema}' and table_name = '{table}'",
+            )
+        }
+        assert "dimension_kind" in columns, relation
+        kinds = {k for (k,) in _rows(marts, f"select distinct kind from {relation}")} if "kind" in columns else set()
+        assert kinds <= {"model", "clinician_reference"}, relation
+    assert {k for (k,) in _rows(marts, "select distinct dimension_kind from marts.dimension_summary")} == {
+        "act",
+        "withhold",
+    }
 
 
 def test_csv_t3_equals_dimension_marts(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
@@ -260,17 +279,26 @@ def test_markdown_t2_one_row_per_model_plus_reference(
     exported: dict[str, Path], marts: duckdb.DuckDBPyConnection
 ) -> None:
     header, body = read_markdown_table(exported["md"] / "t2_leaderboard.md")
-    assert header == ["Rank", "Model", "Score (%) [95% CI]", "Tie group", "Rank [95% CI]", "P(rank 1) (%)"]
+    assert header == [
+        "Rank",
+        "Model",
+        "Score (%) [95% CI]",
+        "Letters",
+        "Rank [95% CI]",
+        "Rank bound",
+        "P(rank 1) (%)",
+    ]
     expected = _rows(
         marts,
-        "select display_name, rank, score, ci_low, ci_high, kind from marts.model_scores "
+        "select display_name, rank, score, ci_low, ci_high, kind, letters, rank_upper_bound from marts.model_scores "
         "order by kind = 'clinician_reference', score desc, model_id",
     )
     assert len(body) == len(expected) == len(DISPLAY_NAMES)
-    for cells, (name, rank, score, low, high, kind) in zip(body, expected, strict=False):
+    for cells, (name, rank, score, low, high, kind, letters, bound) in zip(body, expected, strict=False):
         assert len(cells) == len(header)
         assert cells[1] == name  # escaped pipes read back
         assert cells[0] == ("—" if kind == "clinician_reference" else str(rank))
+        assert (cells[3], cells[5]) == (("—", "—") if kind == "clinician_reference" else (letters, str(bound)))
         assert _shown(cells[2], score)
         shown_low, shown_high = _interval(cells[2])
         assert abs(shown_low - 100 * low) <= HALF_STEP and abs(shown_high - 100 * high) <= HALF_STEP
@@ -283,7 +311,7 @@ def test_markdown_t3_seven_dimensions_and_summary_rows(
     header, body = read_markdown_table(exported["md"] / "t3_dimension_scores.md")
     seeds = _rows(
         marts,
-        "select d.label, d.kind, c.meets_calibration_floor from reference.dimensions as d "
+        "select d.label, d.dimension_kind, c.meets_calibration_floor from reference.dimensions as d "
         "inner join marts.judge_calibration as c on c.dimension = d.dimension_id order by d.display_order",
     )
     marks = ["" if meets else f" {FLOOR_MARK}" for _, _, meets in seeds]
@@ -326,7 +354,7 @@ def test_markdown_t4_to_p_shapes(exported: dict[str, Path], marts: duckdb.DuckDB
 def test_latex_tables_have_the_expected_rows_and_columns(exported: dict[str, Path]) -> None:
     n_models = len(DISPLAY_NAMES)
     expected = {
-        "t2_leaderboard": (n_models, 6),
+        "t2_leaderboard": (n_models, 7),
         "t3_dimension_scores": (n_models + 2, 8),
         "t4_recognized_not_routed": (n_models + 1, 4),
         "t6_subcategory_scores": (23, 3 + n_models),

@@ -162,8 +162,15 @@ def test_rows_and_pair_differences_follow_point_ranking() -> None:
     assert result.loc[result["statistic"] == "model_score", "model_id"].tolist() == ranked_order + [REF]
     assert result.loc[result["statistic"] == "rank", "model_id"].tolist() == ranked_order
     pairs = result[result["statistic"] == "pair_difference"]
-    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=True)) == [("A", "D"), ("D", "B"), ("B", "C")]
-    assert pairs["estimate"].to_numpy() == pytest.approx([0.1, 0.1, 0.3], abs=1e-12)
+    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=True)) == [
+        ("A", "D"),
+        ("A", "B"),
+        ("A", "C"),
+        ("D", "B"),
+        ("D", "C"),
+        ("B", "C"),
+    ]
+    assert pairs["estimate"].to_numpy() == pytest.approx([0.1, 0.2, 0.5, 0.1, 0.4, 0.3], abs=1e-12)
     assert result.loc[result["statistic"] != "pair_difference", "other_model_id"].isna().all()
     assert result.loc[result["statistic"] == "best_model_score", "model_id"].isna().all()
     assert result.loc[result["statistic"] == "p_rank_1", ["ci_low", "ci_high"]].isna().all().all()
@@ -173,7 +180,11 @@ def test_exact_point_ties_are_ordered_by_model_id() -> None:
     scores = np.array([[0.5, 0.5, 0.9], [0.7, 0.7, 0.1]])
     result = run_bootstrap(grid_cells(scores, ["zeta", "alpha", "mid"]), no_dimensions(), samples=50)
     pairs = result[result["statistic"] == "pair_difference"]
-    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=True)) == [("alpha", "zeta"), ("zeta", "mid")]
+    assert list(zip(pairs["model_id"], pairs["other_model_id"], strict=True)) == [
+        ("alpha", "zeta"),
+        ("alpha", "mid"),
+        ("zeta", "mid"),
+    ]
 
 
 # --------------------------------------------------------------------------- sampling behaviour
