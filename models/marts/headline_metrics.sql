@@ -226,8 +226,8 @@ undefined_reasons as (
                     end
             when registry.metric = 'judge_alpha'
                 then case
-                        when judge_agreement.n_pairs = 0
-                            then 'no reply × criterion pair of a non-empty reply has two or more labels'
+                        when coalesce(primary_judge_agreement.n_pairs, 0) = 0
+                            then 'no pair of a non-empty reply has two or more labels of the primary judge'
                         else 'every label of those pairs has the same value'
                     end
             when absent_dimensions.dimension is not null then 'no criterion of this dimension in the release'
@@ -241,8 +241,10 @@ undefined_reasons as (
             )
     left join judge_calibration
         on judge_calibration.dimension = 'all'
-    left join judge_agreement
-        on judge_agreement.dimension = 'all'
+    left join judge_agreement_by_judge as primary_judge_agreement
+        on
+            primary_judge_agreement.dimension = 'all'
+            and primary_judge_agreement.is_primary_judge
 ),
 
 final as (
