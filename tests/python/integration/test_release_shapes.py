@@ -224,7 +224,7 @@ def test_one_label_per_pair_and_single_turn_tasks_only(shape_build: Built) -> No
         models = connection.execute("select count(*) from marts.model_scores where kind = 'model'").fetchone()
         (calibrated,) = connection.execute("select n from marts.judge_calibration where dimension = 'all'").fetchone()
     assert undefined == {
-        "judge_alpha": "no reply × criterion pair of a non-empty reply has two or more labels",
+        "judge_alpha": "no pair of a non-empty reply has two or more labels of the primary judge",
         "multi_turn_score": "no multi-turn task in the release",
         "multi_minus_single": "the release lacks single-turn or multi-turn tasks",
     }
