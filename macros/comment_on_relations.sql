@@ -1,9 +1,9 @@
 {#- The descriptions of the models this run built (their yml), written into the database as
     the comments of the relations and their columns, so that the published file documents
     itself (duckdb_tables() and duckdb_columns() show them). An on-run-end hook: on DuckDB
-    one look-up of the columns and one transaction of comment statements for the whole run
-    (dbt's persist_docs took two queries per model, about a quarter of the model nodes' time
-    at 1x); on Spark dbt's own persist_docs writes them (dbt_project.yml) and this does
+    one look-up of the columns and one transaction of comment statements for the whole run,
+    where dbt's persist_docs takes two queries per model (docs/benchmarks.md, "Kept, and
+    why"); on Spark dbt's own persist_docs writes them (dbt_project.yml) and this does
     nothing. -#}
 
 {% macro comment_on_relations(results) -%}
@@ -42,8 +42,7 @@
                     ) -%}
                 {%- endfor -%}
             {%- endfor -%}
-            {#- in one transaction: one commit instead of one per statement (the ~700
-                comments of a release build take 0.17 s instead of 0.4 s) -#}
+            {#- in one transaction: one commit instead of one per statement -#}
             {%- call statement('comment_on_relations', auto_begin=true) -%}
                 {{ statements | join(';\n') }}
             {%- endcall -%}

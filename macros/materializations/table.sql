@@ -1,8 +1,8 @@
 {#- Tables on DuckDB: dbt-duckdb's table materialization, in fewer statements where the table
     is new. dbt-duckdb creates every table under an intermediate name, renames it into place
     and drops a backup name, whether or not the table existed: two statements per model
-    besides the one that builds it (without them, a 1x rebuild's model nodes took 38% fewer
-    profile samples; docs/benchmarks.md, the thirteenth round). The release build writes
+    besides the one that builds it (what that costs: docs/benchmarks.md, "Kept, and why").
+    The release build writes
     into a new file, where no model's table exists yet, so this creates a new table in
     place; a table that exists (plain `dbt build` into warehouse/dev.duckdb) is replaced as
     dbt-duckdb does (swap_relations.sql). Spark keeps dbt-spark's materialization. -#}

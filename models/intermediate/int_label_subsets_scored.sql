@@ -7,7 +7,7 @@
     gets scores (cell score = weighted share met, model score = mean cell score, summed
     exactly so that equal cell scores give equal model scores) and ranks
     (among models of kind 'model', equal scores share a rank); the others get nulls.
-    One row per subset x model, beside the published score and rank. -#}
+    One row per subset x model. -#}
 with
 
 responses as (
@@ -22,8 +22,8 @@ judge_groups as (
     select * from {{ ref('int_judge_labels_aggregated') }}
 ),
 
-model_scores as (
-    select * from {{ ref('model_scores') }}
+models as (
+    select * from {{ ref('stg_release__models') }}
 ),
 
 n_rubric_pairs as (
@@ -246,12 +246,11 @@ subset_models as (
         subsets.n_pairs,
         subsets.n_pairs_labelled,
         subsets.n_pairs_labelled = subsets.n_pairs as is_complete,
-        model_scores.model_id,
-        model_scores.kind,
-        model_scores.score as published_score,
-        model_scores.rank as published_rank
+        models.model_id,
+        models.kind,
+        models.is_ranked
     from subsets
-    cross join model_scores
+    cross join models
 ),
 
 scored as (
@@ -276,14 +275,12 @@ final as (
         is_complete,
         model_id,
         kind,
-        kind = 'model' as is_ranked,
-        published_score,
-        published_rank,
+        is_ranked,
         score,
         case
-            when kind = 'model' and is_complete
+            when is_ranked and is_complete
                 then rank() over (
-                        partition by judge_id, sample_index, kind = 'model' and is_complete
+                        partition by judge_id, sample_index, is_ranked and is_complete
                         order by score desc
                     )
         end as rank

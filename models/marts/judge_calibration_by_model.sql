@@ -111,9 +111,7 @@ final as (
         resampled.f1_ci_high,
         cast({{ var('calibration_kappa_floor') }} as {{ type_double() }}) as kappa_floor,
         cast({{ var('calibration_min_pairs') }} as {{ dbt.type_bigint() }}) as min_pairs,
-        -- the judge is trusted on the model's replies: kappa at least the floor, on enough pairs
-        coalesce(scored.kappa >= {{ var('calibration_kappa_floor') }}, false)
-        and scored.n >= {{ var('calibration_min_pairs') }} as meets_calibration_floor
+        {{ meets_calibration_floor('scored.kappa', 'scored.n') }} as meets_calibration_floor
     from scored
     left join resampled
         on

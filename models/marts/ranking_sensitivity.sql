@@ -12,6 +12,10 @@ subset_models as (
     select * from {{ ref('int_label_subsets_scored') }}
 ),
 
+model_scores as (
+    select * from {{ ref('model_scores') }}
+),
+
 subsets as (
     select distinct
         judge_id,
@@ -24,8 +28,19 @@ subsets as (
 ),
 
 ranked as (
-    select * from subset_models
-    where is_ranked and is_complete
+    -- the ranked models' scores and ranks under a complete subset, beside the published ones
+    select
+        subset_models.judge_id,
+        subset_models.sample_index,
+        subset_models.model_id,
+        subset_models.score,
+        subset_models.rank,
+        model_scores.score as published_score,
+        model_scores.rank as published_rank
+    from subset_models
+    inner join model_scores
+        on subset_models.model_id = model_scores.model_id
+    where subset_models.is_ranked and subset_models.is_complete
 ),
 
 score_summary as (

@@ -19,10 +19,10 @@ import duckdb
 import pandas as pd
 
 from distressbench.gate import views
+from distressbench.gate.failure_messages import examples_of, failure_message, key_label, show_value
 from distressbench.gate.gx import GxRunner, Outcome, gx
 from distressbench.gate.results import N_EXAMPLES, Recorder, listing
 from distressbench.gate.rules import FRAMES, PROBES, Frame, Probe, Rule
-from distressbench.gate.show import examples_of, failure_message, key_label, show_value
 from distressbench.gate.views import ROW, Derived
 from distressbench.release import contract
 

@@ -3,8 +3,8 @@
 A process that goes on working after a large pandas, numpy or Arrow step keeps what that
 step freed: Arrow's allocator holds freed pages for its next allocations, and glibc's heap
 keeps freed blocks below its top. In the release build the bootstrap runs inside dbt's
-process, and at 100x that was ~460 MiB held under DuckDB's memory through every model after
-it (docs/benchmarks.md, eighth round).
+process, where that memory would stay held, beside DuckDB's, through every model after it
+(docs/benchmarks.md, "Kept, and why").
 """
 
 from __future__ import annotations

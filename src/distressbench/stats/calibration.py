@@ -44,8 +44,9 @@ OUTPUT_COLUMNS = (
 )
 OVERALL = "all"
 QUANTILE_METHOD = "linear"
-# The design is kept sparse when fewer than this share of its cells are non-zero (per model at
-# 7,180 tasks, 3%: half the dense product's CPU; overall, 74%: dense is five times cheaper).
+# The design is kept sparse when fewer than this share of its cells are non-zero: a sparse
+# product is the cheaper one for a sparse design (per model), a dense product for a dense one
+# (overall).
 SPARSE_BELOW = 0.1
 # Resampled confusion counts worked on at once: `add` goes through a chunk of resamples in
 # blocks of about this many values, so its temporaries stay small whatever the chunk.

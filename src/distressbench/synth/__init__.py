@@ -20,7 +20,8 @@ The profile constants were tuned offline on the default seed; nothing is searche
 generation time. Same config, same bytes.
 
 Modules: config (what to generate), latent (the model's parameters), simulate (abilities,
-task shapes, verdicts), ids, phrases and text (identifiers and wording), tables and
-chunk_tables (the release's tables), labels (judge and clinician labels), generate (writing
-a release, and the default one).
+task shapes, verdicts), ids (identifiers), phrase_pools (the wording: lines, criteria and
+reply phrases, with the subcategories' profiles), text_assembly (replies and turns put
+together from those pools), tables and chunk_tables (the release's tables), labels (judge
+and clinician labels), generate (writing a release, and the default one).
 """

@@ -8,21 +8,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from distressbench.release import contract
-from distressbench.synth import ids, text
+from distressbench.synth import ids, phrase_pools
 from distressbench.synth.config import SynthConfig, rng_for
 from distressbench.synth.labels import calibration_table, chunk_pairs, judge_table
 from distressbench.synth.latent import DIMS, HARM, SUBCATEGORIES, Latent
-from distressbench.synth.phrases import BOUNDARY, reply_text
 from distressbench.synth.simulate import Chunk, Tasks
+from distressbench.synth.text_assembly import BOUNDARY, reply_text
 
-_SPECIFIC = list(text.HARM_CRITERIA_BY_SUBCATEGORY.values())
-_CRITERIA_POOL = pa.array([c for d in DIMS for c in text.CRITERIA[d]] + _SPECIFIC, pa.string())
-_CRITERIA_OFFSET = np.cumsum([0] + [len(text.CRITERIA[d]) for d in DIMS])[:-1]
-_CRITERIA_SIZE = np.array([len(text.CRITERIA[d]) for d in DIMS])
+_SPECIFIC = list(phrase_pools.HARM_CRITERIA_BY_SUBCATEGORY.values())
+_CRITERIA_POOL = pa.array([c for d in DIMS for c in phrase_pools.CRITERIA[d]] + _SPECIFIC, pa.string())
+_CRITERIA_OFFSET = np.cumsum([0] + [len(phrase_pools.CRITERIA[d]) for d in DIMS])[:-1]
+_CRITERIA_SIZE = np.array([len(phrase_pools.CRITERIA[d]) for d in DIMS])
 _HARM_SPECIFIC = np.array(
     [
-        sum(_CRITERIA_SIZE) + _SPECIFIC.index(text.HARM_CRITERIA_BY_SUBCATEGORY[s])
-        if s in text.HARM_CRITERIA_BY_SUBCATEGORY
+        sum(_CRITERIA_SIZE) + _SPECIFIC.index(phrase_pools.HARM_CRITERIA_BY_SUBCATEGORY[s])
+        if s in phrase_pools.HARM_CRITERIA_BY_SUBCATEGORY
         else -1
         for s in SUBCATEGORIES
     ]

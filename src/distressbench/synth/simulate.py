@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from distressbench.synth import text
+from distressbench.synth import phrase_pools
 from distressbench.synth.config import SynthConfig, rng_for
 from distressbench.synth.latent import (
     CRITERIA_MEAN,
@@ -69,7 +69,7 @@ def draw_tasks(config: SynthConfig, latent: Latent) -> Tasks:
     """Each task's subcategory, user turns, criteria per dimension and difficulty."""
     rng = rng_for(config, 2)
     n = config.n_tasks
-    profiles = [text.PROFILES[s] for s in SUBCATEGORIES]
+    profiles = [phrase_pools.PROFILES[s] for s in SUBCATEGORIES]
     weight = np.array([p.weight for p in profiles])
     sub = rng.choice(len(SUBCATEGORIES), size=n, p=weight / weight.sum())
     cover = min(n, len(SUBCATEGORIES))  # every subcategory present when there is room

@@ -7,11 +7,11 @@ import numpy as np
 import pyarrow as pa
 
 from distressbench.release import contract
-from distressbench.synth import ids, text
+from distressbench.synth import ids, phrase_pools
 from distressbench.synth.config import SynthConfig, rng_for
 from distressbench.synth.latent import SUBCATEGORIES
-from distressbench.synth.phrases import BOUNDARY, TURN_POOL, Pool, reply_text, section_index
 from distressbench.synth.simulate import Tasks
+from distressbench.synth.text_assembly import BOUNDARY, TURN_POOL, Pool, reply_text, section_index
 
 
 def tasks_table(config: SynthConfig, tasks: Tasks) -> pa.Table:
@@ -64,12 +64,12 @@ def turns_table(config: SynthConfig, tasks: Tasks) -> pa.Table:
 
 
 def models_table(config: SynthConfig) -> pa.Table:
-    families = text.MODEL_FAMILIES
+    families = phrase_pools.MODEL_FAMILIES
     names = [
         f"Synthetic {families[i % len(families)]} {1 + i // len(families)}.{i % 3} (model {code})"
         for i, code in enumerate(ids.model_codes(config)[:-1])
     ]
-    providers = [text.PROVIDERS[i % len(text.PROVIDERS)] for i in range(config.n_models)]
+    providers = [phrase_pools.PROVIDERS[i % len(phrase_pools.PROVIDERS)] for i in range(config.n_models)]
     return pa.table(
         {
             "model_id": ids.model_ids(config),
@@ -89,7 +89,7 @@ def redteam_table(config: SynthConfig) -> pa.Table:
     first = np.cumsum(lengths) - lengths
     turn = np.arange(transcript.size) - first[transcript]
     is_user = turn % 2 == 0
-    pool = Pool({"user": text.REDTEAM_USER_LINES, "assistant": text.REDTEAM_ASSISTANT_LINES})
+    pool = Pool({"user": phrase_pools.REDTEAM_USER_LINES, "assistant": phrase_pools.REDTEAM_ASSISTANT_LINES})
     start = rng.integers(0, 1 << 30, size=(n, 2))[transcript]
     main = np.where(
         is_user, pool.index("user", start[:, 0] + turn // 2), pool.index("assistant", start[:, 1] + turn // 2)

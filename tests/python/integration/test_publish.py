@@ -266,7 +266,7 @@ def test_a_failing_generic_test_fails_the_build_naming_the_test_its_model_and_ro
 def _narrowed_model_scores_range(project: Path, config: str = "") -> None:
     """model_scores' range test in the project copy narrowed to [0, 0.5], which its scores fail
     (`config`: the test's config, written inline)."""
-    marts = project / "models" / "marts" / "_marts.yml"
+    marts = project / "models" / "marts" / "_marts__models.yml"
     head, model_scores, rest = marts.read_text(encoding="utf-8").partition("- name: model_scores\n")
     narrowed = rest.replace("min_value: 0, max_value: 1}", f"min_value: 0, max_value: 0.5}}{config}", 1)
     assert narrowed != rest

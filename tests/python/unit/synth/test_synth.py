@@ -18,7 +18,7 @@ import pytest
 
 from distressbench import settings
 from distressbench.release import contract, folders
-from distressbench.synth import text
+from distressbench.synth import phrase_pools
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import CREATED_AT, ensure_default_release, write_release
 from distressbench.synth.ids import CLINICIAN_ID
@@ -377,7 +377,7 @@ def test_no_method_or_lethality_vocabulary(default_release: Path) -> None:
             return [s for v in value.values() for s in strings(v)]
         return []
 
-    pools = [s for name, value in vars(text).items() if name.isupper() for s in strings(value)]
+    pools = [s for name, value in vars(phrase_pools).items() if name.isupper() for s in strings(value)]
     assert len(pools) > 300
     hits = [s for s in pools if FORBIDDEN_RE.search(s)]
     assert not hits, hits[:5]
@@ -390,7 +390,7 @@ def test_no_method_or_lethality_vocabulary(default_release: Path) -> None:
             hits = [v for v in values if FORBIDDEN_RE.search(v)]
             assert not hits, (table, column, hits[:3])
             if table in ("turns", "responses", "redteam_transcripts") or column == "reference_response":
-                assert all(v.startswith(text.SYNTHETIC_MARK) for v in values), (table, column)
+                assert all(v.startswith(phrase_pools.SYNTHETIC_MARK) for v in values), (table, column)
 
 
 def test_ensure_default_release_reuses_and_repairs(

@@ -1,4 +1,4 @@
-"""Text assembled from the phrase pools of text.py by vectorised index: replies and turns."""
+"""Text assembled from the phrase pools of phrase_pools.py by vectorised index: replies and turns."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from distressbench.synth import text
+from distressbench.synth import phrase_pools
 from distressbench.synth.latent import DIM_INDEX, DIMS, SUBCATEGORIES
 
 
@@ -30,7 +30,7 @@ class Pool:
         """Concatenate the fragments at these pool indices (0 = nothing), row by row."""
         parts = [self.array.take(pa.array(c.astype(np.int64))) for c in columns]
         if mark:
-            parts.insert(0, pa.repeat(pa.scalar(text.SYNTHETIC_MARK + " "), len(columns[0])))
+            parts.insert(0, pa.repeat(pa.scalar(phrase_pools.SYNTHETIC_MARK + " "), len(columns[0])))
         return pc.utf8_rtrim_whitespace(pc.binary_join_element_wise(*parts, ""))
 
 
@@ -46,12 +46,12 @@ _REPLY_ORDER = (
 )
 _REPLY_POOL = Pool(
     {
-        **{f"reply:{d}": text.REPLY_PHRASES[d] for d in DIMS},
-        "harm_failure": text.HARM_FAILURE_PHRASES,
-        "fallback": text.FALLBACK_REPLIES,
+        **{f"reply:{d}": phrase_pools.REPLY_PHRASES[d] for d in DIMS},
+        "harm_failure": phrase_pools.HARM_FAILURE_PHRASES,
+        "fallback": phrase_pools.FALLBACK_REPLIES,
     }
 )
-BOUNDARY = np.array([text.PROFILES[s].boundary for s in SUBCATEGORIES])
+BOUNDARY = np.array([phrase_pools.PROFILES[s].boundary for s in SUBCATEGORIES])
 
 
 def reply_text(include: np.ndarray, harm_failed: np.ndarray, boundary: np.ndarray, picks: np.ndarray) -> pa.Array:
@@ -74,11 +74,11 @@ def reply_text(include: np.ndarray, harm_failed: np.ndarray, boundary: np.ndarra
 
 TURN_POOL = Pool(
     {
-        **{f"open:{s}": text.USER_LINES[s][0] for s in SUBCATEGORIES},
-        **{f"follow:{s}": text.USER_LINES[s][1] for s in SUBCATEGORIES},
-        "follow:generic": text.GENERIC_FOLLOW_UPS,
-        "context": text.CONTEXTS,
-        "assistant": text.ASSISTANT_LINES,
+        **{f"open:{s}": phrase_pools.USER_LINES[s][0] for s in SUBCATEGORIES},
+        **{f"follow:{s}": phrase_pools.USER_LINES[s][1] for s in SUBCATEGORIES},
+        "follow:generic": phrase_pools.GENERIC_FOLLOW_UPS,
+        "context": phrase_pools.CONTEXTS,
+        "assistant": phrase_pools.ASSISTANT_LINES,
     }
 )
 
