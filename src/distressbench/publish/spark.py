@@ -34,8 +34,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from distressbench.publish.pipeline import StageFailed, _say, _stage, build_lock
+from distressbench.publish.layout import build_lock
 from distressbench.publish.spark_stages import SparkStages
+from distressbench.publish.stages import StageFailed, say, stage
 from distressbench.release.release import load_release
 from distressbench.settings import Settings
 
@@ -77,23 +78,23 @@ def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | N
 
     release = load_release(release_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    with _stage("gate"):
+    with stage("gate"):
         report = gate(release, None, settings or Settings(), echo=False)
         if not report.passed:
             failures = [c.message for c in report.checks if not c.passed]
             raise StageFailed(
                 "gate", f"the release breaks the contract in {len(failures)} check(s):\n  " + "\n  ".join(failures)
             )
-        _say(f"[gate] {len(report.checks)} checks passed")
+        say(f"[gate] {len(report.checks)} checks passed")
     release_id = release.release_id
     build_dir = root / f"{release_id}-{stamp}"
     build_dir.mkdir(parents=True)
     stages = SparkStages.start(release_dir, build_dir)
     try:
-        for stage in ("dbt build", "python step"):
-            with _stage(stage):
-                stages.run(stage)
-        with _stage("publish"):
+        for name in ("dbt build", "python step"):
+            with stage(name):
+                stages.run(name)
+        with stage("publish"):
             stages.run("publish")
             stages.stop()  # the child stops Spark before `current` points at the build
             _publish(root, build_dir)
@@ -123,5 +124,5 @@ def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -
             print(str(error), file=sys.stderr)
             print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
             return 1
-    _say(f"published {root / CURRENT} -> {build.name}")
+    say(f"published {root / CURRENT} -> {build.name}")
     return 0

@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from distressbench.publish.pipeline import StageFailed, _say
 from distressbench.publish.spark_step import python_models, run_python_model
+from distressbench.publish.stages import StageFailed, say
 from distressbench.runner import child_process
 from distressbench.settings import PROJECT_ROOT
 
@@ -186,7 +186,7 @@ class _Stages:
         self._spark = SparkSession.builder.getOrCreate()
         for node in self._models:
             rows = run_python_model(self._spark, self._dbt.manifest, node)
-            _say(f"[python step] {node.relation_name}: {rows} rows")
+            say(f"[python step] {node.relation_name}: {rows} rows")
 
     def publish(self) -> None:
         """The marts and reporting models with their tests, the tests of the step's tables
@@ -200,7 +200,7 @@ class _Stages:
         ).collect()
         for metric, value, low, high in rows:
             interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-            _say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
+            say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
 
     def stop(self) -> None:
         if self._spark is not None:

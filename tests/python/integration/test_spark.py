@@ -183,8 +183,8 @@ def test_spark_builds_into_one_folder_take_turns(
     """A publish removes every build folder but the current and the previous one, so a second
     build into the same spark dir waits until the first is done (no Spark starts here: the
     stages are replaced by a stand-in that fails, which ends the build before Spark)."""
-    from distressbench.publish import pipeline as build
     from distressbench.publish import spark as spark_build
+    from distressbench.publish.stages import StageFailed
 
     root = tmp_path / "spark"
     root.mkdir()
@@ -195,7 +195,7 @@ def test_spark_builds_into_one_folder_take_turns(
 
     def stages(release_dir: Path, into: Path, _settings: object) -> Path:
         started.set()
-        raise build.StageFailed("gate", "stand-in")
+        raise StageFailed("gate", "stand-in")
 
     monkeypatch.setattr(spark_build, "build_release_on_spark", stages)
     codes: list[int] = []

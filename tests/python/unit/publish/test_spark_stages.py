@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from distressbench.publish.pipeline import StageFailed
 from distressbench.publish.spark_stages import SparkStages, spark_environment
+from distressbench.publish.stages import StageFailed
 
 
 def test_the_spark_process_gets_the_build_in_its_environment() -> None:
