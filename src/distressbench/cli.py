@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -89,7 +90,12 @@ def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
                 file=sys.stderr,
             )
             return 2
+        if args.spark_remote:
+            settings = replace(settings, spark_remote=args.spark_remote)
         return build_on_spark(release, settings)
+    if args.spark_remote:
+        print("build: --spark-remote is for --target spark", file=sys.stderr)
+        return 2
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     return build(release, warehouse, settings, force=args.force)
 
@@ -201,6 +207,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=["duckdb", "spark"],
         default="duckdb",
         help="duckdb (default): write-audit-publish into a DuckDB file; spark: build on Apache Spark (README)",
+    )
+    build.add_argument(
+        "--spark-remote",
+        metavar="URL",
+        help="with --target spark: build over this Spark Connect server (sc://host:port; default: SPARK_REMOTE)",
     )
     build.set_defaults(func=_cmd_build)
 

@@ -36,6 +36,7 @@ class Settings:
     memory_limit: str = DEFAULT_MEMORY_LIMIT  # DISTRESSBENCH_MEMORY_LIMIT: DuckDB's memory limit
     dbt_threads: int | None = None  # DISTRESSBENCH_THREADS: dbt's threads (None: by release size)
     spark_dir: Path = DEFAULT_SPARK_DIR  # DISTRESSBENCH_SPARK_DIR: where Spark builds live
+    spark_remote: str | None = None  # SPARK_REMOTE: a Spark Connect server (None: a local Spark)
     debug: bool = False  # DISTRESSBENCH_DEBUG: an unexpected error shows its traceback
 
     @classmethod
@@ -53,6 +54,7 @@ class Settings:
             memory_limit=env.get("DISTRESSBENCH_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT,
             dbt_threads=int(threads) if threads is not None else None,
             spark_dir=Path(spark_dir).absolute() if spark_dir else DEFAULT_SPARK_DIR,
+            spark_remote=env.get("SPARK_REMOTE") or None,
             debug=bool(env.get("DISTRESSBENCH_DEBUG")),
         )
 

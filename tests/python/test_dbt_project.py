@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import settings
-from distressbench.publish.pipeline import DBT_TARGET, WarehouseLayout
+from distressbench.publish.layout import DBT_TARGET, WarehouseLayout
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 

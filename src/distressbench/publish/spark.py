@@ -15,13 +15,16 @@ Stages (each prints `[stage] ...` and `[stage] done in x s`, as the DuckDB build
 
 The stages that need Spark (dbt build, python step, and the publish stage's dbt runs and
 headline) run in one child process (distressbench.publish.spark_stages) started with an
-explicit environment: the local Spark starts once for the three dbt invocations and the
-step, and this process's environment is never written. This process keeps the lock, the
-gate, the build folder and the switch of `current`. Each build gets its own folder
-`<spark dir>/<release>-<stamp>/` holding its metastore and warehouse (no table one build
-registers is ever seen by another); `<spark dir>/current` is switched to it with one rename
-when every stage has passed and the child has stopped Spark, and earlier builds but the
-previous one are removed. Builds into one spark dir take turns (the lock
+explicit environment: the local Spark starts once for the three dbt invocations and the step
+(or, with a Spark Connect server given, SPARK_REMOTE or --spark-remote, one Connect session
+serves them, and the work runs on the server's executors), and this process's environment is
+never written. This process keeps the lock, the gate, the build folder and the switch of
+`current`. Each build gets its own folder `<spark dir>/<release>-<stamp>/` holding dbt's
+logs and, on a local Spark, its metastore and warehouse (no table one build registers is
+ever seen by another; over Spark Connect the tables live in the server's catalog, the marts
+schema written in the publish stage); `<spark dir>/current` is switched to it with one
+rename when every stage has passed and the child has stopped Spark, and earlier builds but
+the previous one are removed. Builds into one spark dir take turns (the lock
 `<spark dir>/.lock`; a second build waits), so that removal never reaches a build still
 running.
 """
@@ -34,8 +37,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from distressbench.publish.pipeline import StageFailed, _say, _stage, build_lock
+from distressbench.publish.layout import build_lock
 from distressbench.publish.spark_stages import SparkStages
+from distressbench.publish.stages import StageFailed, say, stage
 from distressbench.release.release import load_release
 from distressbench.settings import Settings
 
@@ -75,25 +79,26 @@ def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | N
     """Every stage; returns the published build folder. Raises StageFailed."""
     from distressbench.gate.staging import gate
 
+    settings = settings or Settings()
     release = load_release(release_dir)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    with _stage("gate"):
-        report = gate(release, None, settings or Settings(), echo=False)
+    with stage("gate"):
+        report = gate(release, None, settings, echo=False)
         if not report.passed:
             failures = [c.message for c in report.checks if not c.passed]
             raise StageFailed(
                 "gate", f"the release breaks the contract in {len(failures)} check(s):\n  " + "\n  ".join(failures)
             )
-        _say(f"[gate] {len(report.checks)} checks passed")
+        say(f"[gate] {len(report.checks)} checks passed")
     release_id = release.release_id
     build_dir = root / f"{release_id}-{stamp}"
     build_dir.mkdir(parents=True)
-    stages = SparkStages.start(release_dir, build_dir)
+    stages = SparkStages.start(release_dir, build_dir, settings.spark_remote)
     try:
-        for stage in ("dbt build", "python step"):
-            with _stage(stage):
-                stages.run(stage)
-        with _stage("publish"):
+        for name in ("dbt build", "python step"):
+            with stage(name):
+                stages.run(name)
+        with stage("publish"):
             stages.run("publish")
             stages.stop()  # the child stops Spark before `current` points at the build
             _publish(root, build_dir)
@@ -123,5 +128,5 @@ def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -
             print(str(error), file=sys.stderr)
             print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
             return 1
-    _say(f"published {root / CURRENT} -> {build.name}")
+    say(f"published {root / CURRENT} -> {build.name}")
     return 0

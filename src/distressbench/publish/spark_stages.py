@@ -1,7 +1,10 @@
 """The stages of a Spark build that need Spark, in a child process of the build.
 
-dbt-spark's `session` method starts a local Spark inside the process that runs dbt, and the
-Python step (distressbench.publish.spark_step) reads and writes through that session. So
+dbt-spark's `session` method starts a local Spark inside the process that runs dbt (the
+profile's `spark` target), or, with SPARK_REMOTE set, opens a Spark Connect session to a
+server whose executors do the work (the `spark_connect` target, which sets no `spark.master`:
+pyspark refuses a master beside a remote); the Python step (distressbench.publish.spark_step)
+reads and writes through that same session. So
 `distressbench build --target spark` (distressbench.publish.spark, which keeps the lock, the
 gate, the build folder and the switch of `current`) runs these stages in one child process:
 dbt build, python step, and publish (its dbt runs, then the headline metrics). There dbt
@@ -9,11 +12,12 @@ parses the project once (dbtRunner) and Spark starts once.
 
 `SparkStages.start` starts `python -m distressbench.publish.spark_stages` with an explicit
 environment (`spark_environment`: the build's release and folder, dbt's settings, Spark's
-address), so the build never writes its own. `SparkStages.run` sends a stage's name on the
-child's stdin; the child runs that stage, printing to the output it shares with the build
-(the stage's lines, dbt's console output), then answers on a pipe of its own with the
-stage's failure, if any. When its stdin closes it stops Spark and exits. The child never
-outlives the build (child_process.py).
+address, SPARK_REMOTE exactly when the build is given a Connect server), so the build never
+writes its own. `SparkStages.run` sends a stage's name on the child's stdin; the child runs
+that stage, printing to the output it shares with the build (the stage's lines, dbt's
+console output), then answers on a pipe of its own with the stage's failure, if any. When
+its stdin closes it stops Spark and exits. The child never outlives the build
+(child_process.py).
 
 Run as `python -m distressbench.publish.spark_stages PARENT_PID ANSWERS_FD BUILD_DIR` by
 SparkStages only.
@@ -26,32 +30,47 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from distressbench.publish.pipeline import StageFailed, _say
 from distressbench.publish.spark_step import python_models, run_python_model
+from distressbench.publish.stages import StageFailed, say
 from distressbench.runner import child_process
 from distressbench.settings import PROJECT_ROOT
 
-TARGET = "spark"
+LOCAL_TARGET = "spark"  # profiles.yml: a local Spark in the dbt process
+CONNECT_TARGET = "spark_connect"  # profiles.yml: a Spark Connect server (SPARK_REMOTE)
+# How long a Connect client keeps retrying a server it cannot reach (pyspark's DefaultPolicy
+# arguments; its own default waits more than ten minutes): 1 + 2 + 4 + 8 + 8 s, so a build
+# whose server has gone fails its stage within half a minute, and a short blip is ridden out
+CONNECT_RETRY_POLICY = {"max_retries": 5, "initial_backoff": 1000, "backoff_multiplier": 2.0, "max_backoff": 8000}
 DEFAULT_SPARK_LOCAL_IP = "127.0.0.1"  # the address local Spark binds, unless SPARK_LOCAL_IP says otherwise
 
 
-def spark_environment(release_dir: Path, build_dir: Path, environ: Mapping[str, str]) -> dict[str, str]:
+def spark_environment(
+    release_dir: Path, build_dir: Path, environ: Mapping[str, str], remote: str | None = None
+) -> dict[str, str]:
     """The child's environment: `environ` with the release, the build folder (where the
-    profile puts Spark's metastore and warehouse), dbt's settings, and SPARK_LOCAL_IP
-    unless `environ` sets it."""
-    return {
+    local profile puts Spark's metastore and warehouse, and dbt its logs), dbt's settings,
+    SPARK_LOCAL_IP unless `environ` sets it, and SPARK_REMOTE set to `remote` (or removed:
+    a local build)."""
+    environment = {
         "SPARK_LOCAL_IP": DEFAULT_SPARK_LOCAL_IP,
-        **environ,
+        **{name: value for name, value in environ.items() if name != "SPARK_REMOTE"},
         "DISTRESSBENCH_RELEASE": str(release_dir),
         "DISTRESSBENCH_SPARK_DIR": str(build_dir),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_USE_COLORS": "false",
         "DBT_LOG_PATH": str(build_dir / "logs"),
     }
+    return environment | ({"SPARK_REMOTE": remote} if remote else {})
+
+
+def dbt_target(environ: Mapping[str, str]) -> str:
+    """The profile's target for the environment a Spark process runs in."""
+    return CONNECT_TARGET if environ.get("SPARK_REMOTE") else LOCAL_TARGET
 
 
 class SparkStages:
@@ -63,8 +82,9 @@ class SparkStages:
         self._running = False  # a stage was sent and not answered
 
     @classmethod
-    def start(cls, release_dir: Path, build_dir: Path) -> SparkStages:
-        """Start the child for the build in `build_dir` (its working folder) of `release_dir`."""
+    def start(cls, release_dir: Path, build_dir: Path, remote: str | None = None) -> SparkStages:
+        """Start the child for the build in `build_dir` (its working folder) of `release_dir`,
+        on a local Spark or, given `remote`, over that Spark Connect server."""
         release_dir, build_dir = release_dir.absolute(), build_dir.absolute()
         read, write = os.pipe()
         answers = os.fdopen(read, encoding="utf-8")
@@ -79,7 +99,7 @@ class SparkStages:
                     str(build_dir),
                 ],
                 cwd=build_dir,
-                env=spark_environment(release_dir, build_dir, os.environ),
+                env=spark_environment(release_dir, build_dir, os.environ, remote),
                 stdin=subprocess.PIPE,
                 pass_fds=(write,),
                 text=True,
@@ -127,12 +147,13 @@ class _Failed(Exception):
 class _Dbt:
     """dbt on the Spark target, with the project parsed once."""
 
-    def __init__(self, target_dir: Path) -> None:
+    def __init__(self, target_dir: Path, *, fail_fast: bool) -> None:
         from dbt.cli.main import dbtRunner
 
         self.flags = [
+            *(["--fail-fast"] if fail_fast else []),
             "--target",
-            TARGET,
+            dbt_target(os.environ),
             "--target-path",
             str(target_dir),
             "--profiles-dir",
@@ -167,10 +188,27 @@ class _Stages:
         self._build_dir = build_dir
         self._spark: Any = None
 
+    def _connect(self) -> None:
+        """Over Spark Connect: open the session dbt-spark and the step share (dbt-spark's
+        getOrCreate finds it), retrying an unreachable server for a bounded time. dbt-spark
+        asks each time for Hive support, a static setting that is the server's: pyspark's
+        warning that it cannot set it is left out of the output."""
+        from pyspark.sql import SparkSession
+        from pyspark.sql.connect.client.retries import DefaultPolicy
+
+        warnings.filterwarnings("ignore", message="Failed to set spark.sql.catalogImplementation")
+
+        self._spark = SparkSession.builder.getOrCreate()
+        self._spark.client.set_retry_policies([DefaultPolicy(**CONNECT_RETRY_POLICY)])
+
     def dbt_build(self) -> None:
         """Every seed and model but the Python models, the marts, the reporting models and
-        what depends on them, with their tests."""
-        self._dbt = _Dbt(self._build_dir / "target")
+        what depends on them, with their tests. Over Spark Connect dbt stops at the first
+        failure (a server gone would make every other node wait out its retries)."""
+        remote = dbt_target(os.environ) == CONNECT_TARGET
+        if remote:
+            self._connect()
+        self._dbt = _Dbt(self._build_dir / "target", fail_fast=remote)
         self._models = python_models(self._dbt.manifest)
         self._published = [
             *(f"{m.name}+" for m in self._models),
@@ -180,13 +218,13 @@ class _Stages:
         self._dbt.run("build", "--exclude", *self._published)
 
     def python_step(self) -> None:
-        """Each Python model, run through the session dbt-spark started in this process."""
+        """Each Python model, run through the session dbt-spark started or found in this process."""
         from pyspark.sql import SparkSession
 
-        self._spark = SparkSession.builder.getOrCreate()
+        self._spark = self._spark or SparkSession.builder.getOrCreate()
         for node in self._models:
             rows = run_python_model(self._spark, self._dbt.manifest, node)
-            _say(f"[python step] {node.relation_name}: {rows} rows")
+            say(f"[python step] {node.relation_name}: {rows} rows")
 
     def publish(self) -> None:
         """The marts and reporting models with their tests, the tests of the step's tables
@@ -200,7 +238,7 @@ class _Stages:
         ).collect()
         for metric, value, low, high in rows:
             interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
-            _say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
+            say(f"{metric:<34} {'null' if value is None else f'{value:.3f}':>7} {interval:>17}")
 
     def stop(self) -> None:
         if self._spark is not None:

@@ -30,8 +30,10 @@ import pytest
 
 from distressbench import cli, settings
 from distressbench.outputs.warehouse import query
+from distressbench.publish import layout as layout_module
 from distressbench.publish import pipeline as build
-from distressbench.publish.pipeline import WarehouseLayout
+from distressbench.publish.layout import DBT_TARGET, WarehouseLayout
+from distressbench.publish.stages import StageFailed
 from distressbench.release.manifest import manifest_sha256
 from distressbench.release.release import Release, load_release
 from fixtures.release_factory import edit_manifest, make_release, read_table, refresh_manifest, rewrite_table
@@ -284,7 +286,7 @@ def test_a_generic_test_that_only_warns_is_recorded_and_the_build_passes(
     warehouse = tmp_path / "warehouse.duckdb"
     code, _, err = _build(capsys, shared.release("b"), warehouse)
     assert code == 0, err
-    run = json.loads((WarehouseLayout(warehouse).builds_dir / build.DBT_TARGET / "run_results.json").read_text())
+    run = json.loads((WarehouseLayout(warehouse).builds_dir / DBT_TARGET / "run_results.json").read_text())
     results = {r["unique_id"].split(".")[2]: r for r in run["results"] if r["unique_id"].startswith("test.")}
     warned = results["columns_between_model_scores_score__0_5__0"]
     assert warned["status"] == "warn" and warned["failures"] > 0
@@ -535,8 +537,8 @@ def test_a_failure_after_the_switch_says_the_warehouse_changed(
         layout.builds_dir.mkdir()
         database = layout.builds_dir / "fixture-1-new.duckdb"
         duckdb.connect(str(database)).close()
-        build_module.publish(layout, database, layout.builds_dir)
-        raise build_module.StageFailed("publish", "cannot write the publication log")
+        layout_module.publish(layout, database, layout.builds_dir)
+        raise StageFailed("publish", "cannot write the publication log")
 
     monkeypatch.setattr(build_module, "build_release", switch_then_fail)
     code, out, err = _build(capsys, release, warehouse)
@@ -552,7 +554,7 @@ def test_a_failure_before_the_switch_says_unchanged(
     from distressbench.publish import pipeline as build_module
 
     def fail(release_dir: Path, target: Path, _settings: object, *, force: bool = False) -> tuple[Path, bool]:
-        raise build_module.StageFailed("gate", "refused")
+        raise StageFailed("gate", "refused")
 
     monkeypatch.setattr(build_module, "build_release", fail)
     code, _, err = _build(capsys, make_release(tmp_path / "release"), tmp_path / "w.duckdb")

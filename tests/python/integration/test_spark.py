@@ -1,10 +1,18 @@
-"""The same dbt project on Apache Spark (local, dbt-spark's session method): a small
-release built on DuckDB and on Spark gives the same marts, row for row, to 1e-9, and the
-same bootstrap tables exactly; the project's dbt unit tests pass on Spark. The Spark build
-runs through the CLI's function (spark_probe.py build), which leaves its process's
-environment as it was; the unit tests and the export of the tables for the comparison run
-in a second process (spark_probe.py tables), on that build's metastore. A failed stage
-publishes nothing, and the build's Spark process ends with the build however it is stopped.
+"""The same dbt project on Apache Spark.
+
+On a Spark cluster (a standalone master, two workers and a Spark Connect server on
+127.0.0.1, started once for the session: fixtures/spark_cluster.py), through dbt-spark's
+session method over Spark Connect: a small release built on DuckDB and on the cluster gives
+the same marts, row for row, to 1e-9, and the same bootstrap tables exactly, with the work
+done by the executors (the release has no red-team annex: its mart is empty, not missing);
+the project's dbt unit tests pass there. The Spark build runs through the CLI's function (spark_probe.py build),
+which leaves its process's environment as it was; the unit tests and the export of the
+tables run in a second process (spark_probe.py tables) over the same server. A build whose
+Connect server goes away publishes nothing and names the stage.
+
+On a local Spark (`local[2]` in the build's Spark process), what only it has: a Spark that
+cannot start fails its stage and publishes nothing, and the build's Spark process ends with
+the build however it is stopped.
 
 pyspark and dbt-spark come with the project's `spark` extra (scripts/setup installs it),
 Java with `scripts/setup --system-packages`. Nothing here skips: a Spark that cannot start
@@ -21,6 +29,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +41,8 @@ import pytest
 from distressbench import settings
 from distressbench.settings import Settings
 from fixtures.processes import alive, wait_for
-from fixtures.release_factory import make_release
+from fixtures.release_factory import make_release, refresh_manifest
+from fixtures.spark_cluster import SparkCluster
 
 pytestmark = pytest.mark.spark
 
@@ -77,9 +87,25 @@ def _differences(name: str, duck: pa.Table, spark: pa.Table, tolerance: float) -
     return problems[:5]
 
 
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
+    """A standalone master, two workers and a Connect server on 127.0.0.1, for the session;
+    every process it started is ended and its folder removed at the end."""
+    assert shutil.which("java"), "Java is missing: run scripts/setup --system-packages (it installs a JRE)"
+    folder = tmp_path_factory.mktemp("cluster")
+    running = SparkCluster(folder)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @dataclass(frozen=True)
-class SparkRun:
-    """One release built on DuckDB and on Spark, and what the Spark build printed and changed."""
+class ClusterRun:
+    """One release built on DuckDB and over Spark Connect on the cluster, and what the
+    Spark build printed and changed."""
 
     release: Path
     spark_dir: Path
@@ -87,45 +113,68 @@ class SparkRun:
     spark_tables: Path  # the Spark build's tables, as Parquet, one folder per schema
     printed: str  # the Spark build's output
     environ_changes: dict[str, list[str | None]]  # what the Spark build changed in its process's environment
+    tasks_before: dict[str, int]  # completed tasks by executor id, before the Spark build
+    tasks_after: dict[str, int]  # and after it
 
 
-@pytest.fixture(scope="module")
-def spark_run(tmp_path_factory: pytest.TempPathFactory) -> SparkRun:
-    assert shutil.which("java"), "Java is missing: run scripts/setup --system-packages (it installs a JRE)"
-    folder = tmp_path_factory.mktemp("spark")
-    env = {**os.environ, "DISTRESSBENCH_SPARK_DIR": str(folder / "spark"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    release = folder / "release"
-    synth = _run([str(BIN / "distressbench"), "synth", str(release), "--tasks", "40", "--models", "4"], env)
-    assert synth.returncode == 0, synth.stderr
+def _completed_tasks(cluster: SparkCluster) -> dict[str, int]:
+    return {str(e["id"]): int(e["completedTasks"]) for e in cluster.executors()}  # type: ignore[call-overload]
+
+
+def _build_both(folder: Path, release: Path, cluster: SparkCluster, env: dict[str, str]) -> ClusterRun:
+    """The DuckDB build and the cluster build of `release`, and the cluster's tables exported."""
     warehouse = folder / "duck.duckdb"
     duck_build = _run([str(BIN / "distressbench"), "build", str(release), "--warehouse", str(warehouse)], env)
     assert duck_build.returncode == 0, duck_build.stdout[-3000:] + duck_build.stderr[-3000:]
-
+    cluster.ensure_connect_server()
+    before = _completed_tasks(cluster)
     changes = folder / "environ-changes.json"
-    build = _run([sys.executable, str(FIXTURES / "spark_probe.py"), "build", str(release), str(changes)], env)
+    build = _run(
+        [sys.executable, str(FIXTURES / "spark_probe.py"), "build", str(release), str(changes), cluster.remote], env
+    )
     assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
+    after = _completed_tasks(cluster)
     out = folder / "tables"
     tables_env = {
         **env,
         "DISTRESSBENCH_RELEASE": str(release),  # on-run-start registers the release's files again
         "DISTRESSBENCH_SPARK_DIR": str((folder / "spark" / "current").resolve()),
         "DBT_LOG_PATH": str(out / "logs"),
-        "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
+        "SPARK_REMOTE": cluster.remote,
     }
     tables = _run(
         [sys.executable, str(FIXTURES / "spark_probe.py"), "tables", str(out), "marts", "intermediate"], tables_env
     )
     assert tables.returncode == 0, tables.stdout[-4000:] + tables.stderr[-4000:]
     assert "unit tests passed" in tables.stdout
-    return SparkRun(release, folder / "spark", warehouse, out, build.stdout, json.loads(changes.read_text()))
+    return ClusterRun(
+        release, folder / "spark", warehouse, out, build.stdout, json.loads(changes.read_text()), before, after
+    )
 
 
-def test_spark_builds_the_same_marts_as_duckdb(spark_run: SparkRun) -> None:
-    build_dir = (spark_run.spark_dir / "current").resolve()
-    assert build_dir.parent == spark_run.spark_dir and (build_dir / "metastore_db").is_dir()
-    assert (spark_run.release / "tasks.parquet").is_file(), "registering the release on Spark leaves its files alone"
-    out = spark_run.spark_tables
-    with duckdb.connect(str(spark_run.duckdb_warehouse), read_only=True) as con:
+def _environment(folder: Path) -> dict[str, str]:
+    environ = {name: value for name, value in os.environ.items() if name != "SPARK_REMOTE"}
+    return {**environ, "DISTRESSBENCH_SPARK_DIR": str(folder / "spark"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+
+
+@pytest.fixture(scope="module")
+def cluster_run(cluster: SparkCluster, tmp_path_factory: pytest.TempPathFactory) -> ClusterRun:
+    """A synthetic release (40 tasks, 4 models) without the optional red-team annex, on both
+    engines: the annex's absence is what Spark's source registration treats specially."""
+    folder = tmp_path_factory.mktemp("spark")
+    env = _environment(folder)
+    release = folder / "release"
+    synth = _run([str(BIN / "distressbench"), "synth", str(release), "--tasks", "40", "--models", "4"], env)
+    assert synth.returncode == 0, synth.stderr
+    (release / "redteam_transcripts.parquet").unlink()
+    refresh_manifest(release)
+    return _build_both(folder, release, cluster, env)
+
+
+def _compare(run: ClusterRun) -> list[str]:
+    """Every mart to 1e-9 and the bootstrap tables exactly, DuckDB's build against the cluster's."""
+    out = run.spark_tables
+    with duckdb.connect(str(run.duckdb_warehouse), read_only=True) as con:
         marts = sorted(
             r[0]
             for r in con.execute(
@@ -141,10 +190,29 @@ def test_spark_builds_the_same_marts_as_duckdb(spark_run: SparkRun) -> None:
             duck = con.sql(f'select * from intermediate."{name}"').to_arrow_table()
             spark = pq.read_table(out / "intermediate" / f"{name}.parquet")
             problems += _differences(f"intermediate.{name}", duck, spark, 0.0)
+    return problems
+
+
+def test_a_cluster_builds_the_same_marts_as_duckdb(cluster_run: ClusterRun) -> None:
+    build_dir = (cluster_run.spark_dir / "current").resolve()
+    assert build_dir.parent == cluster_run.spark_dir
+    assert not (build_dir / "metastore_db").exists(), "over Spark Connect the metastore is the server's"
+    assert (cluster_run.release / "tasks.parquet").is_file(), "registering the release on Spark leaves its files alone"
+    problems = _compare(cluster_run)
     assert not problems, "\n".join(problems)
+    annex_mart = pq.read_table(cluster_run.spark_tables / "marts" / "redteam_summary.parquet")
+    assert annex_mart.num_rows == 0, "a release without the annex: its mart is empty, not missing"
 
 
-def test_a_spark_build_prints_its_stages_in_order(spark_run: SparkRun) -> None:
+def test_the_cluster_build_ran_on_the_executors(cluster_run: ClusterRun) -> None:
+    """The Connect server's status API: each of the two executors (one per worker, not the
+    driver) completed tasks during the build."""
+    assert sorted(cluster_run.tasks_after) == sorted(cluster_run.tasks_before) and len(cluster_run.tasks_after) == 2
+    ran = {e: cluster_run.tasks_after[e] - cluster_run.tasks_before.get(e, 0) for e in cluster_run.tasks_after}
+    assert all(tasks > 0 for tasks in ran.values()), ran
+
+
+def test_a_spark_build_prints_its_stages_in_order(cluster_run: ClusterRun) -> None:
     """The Spark process's lines (the step's tables, the headline) come inside their stages."""
     expected = [
         "[gate] ...",
@@ -157,15 +225,15 @@ def test_a_spark_build_prints_its_stages_in_order(spark_run: SparkRun) -> None:
         "[publish] ...",
         "best_model_score",
         "[publish] done in",
-        f"published {spark_run.spark_dir / 'current'} -> ",
+        f"published {cluster_run.spark_dir / 'current'} -> ",
     ]
-    lines = iter(spark_run.printed.splitlines())
+    lines = iter(cluster_run.printed.splitlines())
     missing = [start for start in expected if not any(line.startswith(start) for line in lines)]
-    assert not missing, f"not printed in this order: {missing}\n{spark_run.printed[-3000:]}"
+    assert not missing, f"not printed in this order: {missing}\n{cluster_run.printed[-3000:]}"
 
 
-def test_a_spark_build_leaves_the_environment_of_its_process_unchanged(spark_run: SparkRun) -> None:
-    assert spark_run.environ_changes == {}
+def test_a_spark_build_leaves_the_environment_of_its_process_unchanged(cluster_run: ClusterRun) -> None:
+    assert cluster_run.environ_changes == {}
 
 
 def test_the_comparison_reports_a_difference_beyond_the_tolerance() -> None:
@@ -183,8 +251,8 @@ def test_spark_builds_into_one_folder_take_turns(
     """A publish removes every build folder but the current and the previous one, so a second
     build into the same spark dir waits until the first is done (no Spark starts here: the
     stages are replaced by a stand-in that fails, which ends the build before Spark)."""
-    from distressbench.publish import pipeline as build
     from distressbench.publish import spark as spark_build
+    from distressbench.publish.stages import StageFailed
 
     root = tmp_path / "spark"
     root.mkdir()
@@ -195,7 +263,7 @@ def test_spark_builds_into_one_folder_take_turns(
 
     def stages(release_dir: Path, into: Path, _settings: object) -> Path:
         started.set()
-        raise build.StageFailed("gate", "stand-in")
+        raise StageFailed("gate", "stand-in")
 
     monkeypatch.setattr(spark_build, "build_release_on_spark", stages)
     codes: list[int] = []
@@ -213,8 +281,9 @@ def test_spark_builds_into_one_folder_take_turns(
 
 
 def _spark_build(release: Path, spark_dir: Path, output: Path, **environ: str) -> subprocess.Popen[bytes]:
-    """`distressbench build --target spark` in a session of its own (Ctrl-C reaches only it)."""
-    env = {**os.environ, "DISTRESSBENCH_SPARK_DIR": str(spark_dir), **environ}
+    """`distressbench build --target spark` in a session of its own (Ctrl-C reaches only it),
+    on a local Spark unless `environ` gives SPARK_REMOTE."""
+    env = {**_environment(spark_dir.parent), "DISTRESSBENCH_SPARK_DIR": str(spark_dir), **environ}
     with output.open("wb") as sink:
         return subprocess.Popen(
             [str(BIN / "distressbench"), "build", "--target", "spark", str(release)],
@@ -284,5 +353,36 @@ def test_the_spark_process_ends_with_the_build(
             build.kill()
             build.wait()
     if last_line is not None:
-        assert output.read_text().splitlines()[-1] == last_line
+        printed = output.read_text().splitlines()
+        assert printed[-1] == last_line
+        interruption = "Terminated" if stop == "SIGTERM" else "KeyboardInterrupt"
+        assert f"build stopped at stage 'dbt build' ({interruption})" in printed, printed[-20:]
+    assert not (tmp_path / "spark" / "current").exists()
+
+
+def test_a_cluster_build_whose_connect_server_goes_away_publishes_nothing(
+    cluster: SparkCluster, tmp_path: Path
+) -> None:
+    """The Connect server ended while dbt builds: the build fails at that stage, says so in
+    one line, and publishes nothing."""
+    output = tmp_path / "out"
+    build = _spark_build(
+        make_release(tmp_path / "release"),
+        tmp_path / "spark",
+        output,
+        DISTRESSBENCH_SPARK_THREADS="1",
+        SPARK_REMOTE=cluster.remote,
+    )
+    try:
+        wait_for(lambda: " OK created " in output.read_text() or build.poll() is not None, "dbt's first model")
+        cluster.stop_process("connect")
+        assert build.wait(timeout=300) == 1, output.read_text()[-3000:]
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.wait()
+    lines = output.read_text().splitlines()
+    failed = [line for line in lines if line.startswith("build failed at stage ")]
+    assert failed and failed[0].startswith("build failed at stage 'dbt build': "), "\n".join(lines[-40:])
+    assert lines[-1] == f"nothing was published: {tmp_path / 'spark' / 'current'} is unchanged"
     assert not (tmp_path / "spark" / "current").exists()

@@ -20,7 +20,7 @@ import pytest
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.results import Recorder
 from distressbench.gate.staging import gate
-from distressbench.publish.pipeline import verify_release_unchanged
+from distressbench.publish.checks import verify_release_unchanged
 from distressbench.release import contract
 from distressbench.release.release import load_release, parquet_columns
 from distressbench.settings import Settings

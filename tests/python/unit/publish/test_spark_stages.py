@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from distressbench.publish.pipeline import StageFailed
-from distressbench.publish.spark_stages import SparkStages, spark_environment
+from distressbench.publish.spark_stages import SparkStages, dbt_target, spark_environment
+from distressbench.publish.stages import StageFailed
 
 
 def test_the_spark_process_gets_the_build_in_its_environment() -> None:
@@ -24,6 +24,17 @@ def test_the_spark_process_gets_the_build_in_its_environment() -> None:
         "DBT_LOG_PATH": "/spark/r1-stamp/logs",
     }
     assert spark_environment(release, build, {"SPARK_LOCAL_IP": "10.1.2.3"})["SPARK_LOCAL_IP"] == "10.1.2.3"
+
+
+def test_a_remote_reaches_the_spark_process_only_when_the_build_is_given_one() -> None:
+    """SPARK_REMOTE is the build's Connect server, or absent (a local Spark), whatever the
+    environment it started in said; the profile's target follows it."""
+    release, build = Path("/releases/r1"), Path("/spark/r1-stamp")
+    stale = {"PATH": "/bin", "SPARK_REMOTE": "sc://elsewhere:15002"}
+    local = spark_environment(release, build, stale)
+    remote = spark_environment(release, build, stale, "sc://cluster:15002")
+    assert "SPARK_REMOTE" not in local and dbt_target(local) == "spark"
+    assert remote["SPARK_REMOTE"] == "sc://cluster:15002" and dbt_target(remote) == "spark_connect"
 
 
 def test_a_stage_that_fails_in_the_spark_process_fails_the_build_at_that_stage(tmp_path: Path) -> None:

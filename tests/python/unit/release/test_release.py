@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench.gate.staging import gate
-from distressbench.publish.pipeline import StageFailed, verify_release_unchanged
+from distressbench.publish.checks import verify_release_unchanged
+from distressbench.publish.stages import StageFailed
 from distressbench.release import contract
 from distressbench.release import manifest as manifest_module
 from distressbench.release.release import load_release

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.publish.pipeline import WORK_FOLDER, WarehouseLayout
+from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.runner.dbt_process import PID_FILE, end_leftover
 from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
 from fixtures.processes import alive, wait_for
