@@ -118,6 +118,10 @@ BREAKS: dict[str, tuple[Callable[[dict[str, pa.Table]], None], str]] = {
         "same_task judge_labels.criterion_id",
     ),
     "an unlabelled pair": (_drop_pair, "labels_complete judge_labels.(response_id, criterion_id)"),
+    "a calibration label of another task's criterion": (
+        lambda t: _set(t, "calibration_labels", "criterion_id", 0, criterion_id(5, 0)),
+        "same_task calibration_labels.criterion_id",
+    ),
     "a calibration label of an unknown criterion": (
         lambda t: _set(t, "calibration_labels", "criterion_id", 0, "C-unknown"),
         "foreign_key calibration_labels.criterion_id",
