@@ -3,13 +3,15 @@
 A submission folder holds `models.parquet` (the new models, kind 'model'),
 `responses.parquet` and `judge_labels.parquet` with the contract's schemas, and optionally
 `calibration_labels.parquet`. It is checked against the base release before anything is
-written; each problem is reported the way the gate reports one (check, table, column,
-count, example keys). The derived release holds the base's rows plus the submission's, a
-new manifest (hashes, row counts, `derived_from`) and is written into a temporary folder
-beside the output folder, renamed into place at the end, so a refused or failed submission
-leaves nothing behind. A submission killed before it could clean up leaves its temporary
-folder; the next submission into the same output folder on the same machine removes it
-(distressbench.release.folders).
+written: the schemas, what a submission may hold, and the contract's value rules
+(gate/rules.yml) of the tables it extends, each on the release it would make (DuckDB views
+of the base's rows plus the submission's), under the gate's check names; each problem is
+reported the way the gate reports one (check, table, column, count, example keys). The
+derived release holds the base's rows plus the submission's, a new manifest (hashes, row
+counts, `derived_from`) and is written into a temporary folder beside the output folder,
+renamed into place at the end, so a refused or failed submission leaves nothing behind. A
+submission killed before it could clean up leaves its temporary folder; the next submission
+into the same output folder on the same machine removes it (distressbench.release.folders).
 
 The tables the submission extends are streamed batch by batch (base rows, then submission
 rows) through one Parquet writer, so memory stays at a few batches whatever the size; the
@@ -34,6 +36,8 @@ import pyarrow.parquet as pq
 from distressbench import settings
 from distressbench.gate.files import check_manifest, check_new_folder, check_schemas, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
+from distressbench.gate.rules import RULES
+from distressbench.gate.show import failure_message, key_label, show_value
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
 from distressbench.release.release import Release, load_release
@@ -68,39 +72,19 @@ class Submitted:
 
 @dataclass(frozen=True)
 class ValueCheck:
-    """Rows of `sql` (a query over the views below) are the offending keys."""
+    """Rows of `sql` (a query over the submission's views) are the offending keys."""
 
     check: str
     table: str
     column: str
     sql: str
-    what: str  # '<count> <what>', e.g. '3 replies of a model the base release already has'
+    what: str  # '<count> <what>', e.g. '3 replies of a model that is not in the submission'
 
 
-# Views: base_models, base_tasks, base_criteria, base_responses (the base release) and
-# sub_models, sub_responses, sub_labels, sub_calibration (the submission).
-_MODEL_CHECKS = (
-    ValueCheck(
-        "model_id_present",
-        "models",
-        "model_id",
-        "select display_name from sub_models where model_id is null",
-        "models without a model_id",
-    ),
-    ValueCheck(
-        "model_id_unique",
-        "models",
-        "model_id",
-        "select model_id from sub_models where model_id is not null group by model_id having count(*) > 1",
-        "model ids listed more than once in the submission",
-    ),
-    ValueCheck(
-        "model_id_new",
-        "models",
-        "model_id",
-        "select model_id from sub_models where model_id in (select model_id from base_models)",
-        "model ids the base release already has",
-    ),
+# What a submission may hold, beyond the contract (whose rules, gate/rules.yml, are checked on
+# the release the submission would make): new models of kind 'model', named, and the replies
+# and labels of those models only. Views: sub_models, sub_responses, sub_labels, sub_calibration.
+_SUBMISSION_CHECKS = (
     ValueCheck(
         "model_kind",
         "models",
@@ -115,30 +99,6 @@ _MODEL_CHECKS = (
         "select model_id from sub_models where display_name is null or provider is null",
         "models without a display_name or provider",
     ),
-)
-_RESPONSE_CHECKS = (
-    ValueCheck(
-        "response_keys_present",
-        "responses",
-        "response_id, task_id, model_id",
-        "select response_id, task_id, model_id from sub_responses"
-        " where response_id is null or task_id is null or model_id is null",
-        "replies with a null response_id, task_id or model_id",
-    ),
-    ValueCheck(
-        "response_id_unique",
-        "responses",
-        "response_id",
-        "select response_id from sub_responses where response_id is not null group by response_id having count(*) > 1",
-        "response ids listed more than once in the submission",
-    ),
-    ValueCheck(
-        "response_id_new",
-        "responses",
-        "response_id",
-        "select response_id from sub_responses where response_id in (select response_id from base_responses)",
-        "response ids the base release already has",
-    ),
     ValueCheck(
         "response_model",
         "responses",
@@ -147,97 +107,25 @@ _RESPONSE_CHECKS = (
         " where model_id not in (select model_id from sub_models where model_id is not null)",
         "replies of a model that is not in the submission's models.parquet",
     ),
-    ValueCheck(
-        "response_task",
-        "responses",
-        "task_id",
-        "select response_id, task_id from sub_responses where task_id not in (select task_id from base_tasks)",
-        "replies to a task the base release does not have",
-    ),
-    ValueCheck(
-        "response_pair_unique",
-        "responses",
-        "model_id, task_id",
-        "select model_id, task_id from sub_responses where model_id is not null and task_id is not null"
-        " group by model_id, task_id having count(*) > 1",
-        "(model, task) pairs with more than one reply",
-    ),
-    ValueCheck(
-        "responses_complete",
-        "responses",
-        "model_id, task_id",
-        "select m.model_id, t.task_id from sub_models as m cross join base_tasks as t"
-        " where m.model_id is not null and not exists (select 1 from sub_responses as r"
-        " where r.model_id = m.model_id and r.task_id = t.task_id)",
-        "(new model, base task) pairs without a reply",
-    ),
 )
-
-
-def _label_checks(view: str, table: str, key: str, key_column: str) -> tuple[ValueCheck, ...]:
-    """The checks judge labels and calibration labels share: they name a reply of the
-    submission and a criterion of that reply's task, and their key does not repeat."""
-    return (
-        ValueCheck(
-            f"{table}_keys_present",
-            table,
-            f"response_id, criterion_id, {key_column}, met",
-            f"select response_id, criterion_id from {view} where response_id is null"
-            f" or criterion_id is null or {key_column} is null or met is null",
-            "labels with a null response_id, criterion_id, " + key_column + " or met",
-        ),
-        ValueCheck(
-            f"{table}_response",
-            table,
-            "response_id",
-            f"select response_id, criterion_id from {view}"
-            " where response_id not in (select response_id from sub_responses where response_id is not null)",
-            "labels of a reply that is not in the submission's responses.parquet",
-        ),
-        ValueCheck(
-            f"{table}_criterion",
-            table,
-            "criterion_id",
-            f"select l.response_id, l.criterion_id from {view} as l"
-            " inner join sub_responses as r on l.response_id = r.response_id"
-            " where not exists (select 1 from base_criteria as c"
-            " where c.criterion_id = l.criterion_id and c.task_id = r.task_id)",
-            "labels for a criterion that is not in the rubric of the reply's task",
-        ),
-        ValueCheck(
-            f"{table}_key_unique",
-            table,
-            key,
-            f"select {key} from {view} group by {key} having count(*) > 1",
-            f"({key}) keys listed more than once",
-        ),
-    )
-
-
-_JUDGE_LABEL_CHECKS = _label_checks(
-    "sub_labels", "judge_labels", "response_id, criterion_id, judge_id, sample_index", "judge_id"
-) + (
-    ValueCheck(
-        "judge_labels_sample_index",
-        "judge_labels",
-        "sample_index",
-        "select response_id, criterion_id, judge_id, sample_index from sub_labels"
-        " where sample_index is null or sample_index < 0",
-        "labels whose sample_index is null or negative",
-    ),
-    ValueCheck(
-        "judge_labels_complete",
-        "judge_labels",
-        "response_id, criterion_id",
-        "select r.response_id, c.criterion_id from sub_responses as r"
-        " inner join base_criteria as c on r.task_id = c.task_id"
-        " where not exists (select 1 from sub_labels as l"
-        " where l.response_id = r.response_id and l.criterion_id = c.criterion_id)",
-        "(new reply, criterion of its task) pairs without a judge label",
-    ),
+_LABEL_SCOPE_SQL = (
+    "select response_id, criterion_id from {view}"
+    " where response_id not in (select response_id from sub_responses where response_id is not null)"
 )
-_CALIBRATION_CHECKS = _label_checks(
-    "sub_calibration", "calibration_labels", "response_id, criterion_id, annotator_id", "annotator_id"
+_LABEL_SCOPE_WHAT = "labels of a reply that is not in the submission's responses.parquet"
+_JUDGE_LABEL_SCOPE = ValueCheck(
+    "judge_labels_response",
+    "judge_labels",
+    "response_id",
+    _LABEL_SCOPE_SQL.format(view="sub_labels"),
+    _LABEL_SCOPE_WHAT,
+)
+_CALIBRATION_SCOPE = ValueCheck(
+    "calibration_labels_response",
+    "calibration_labels",
+    "response_id",
+    _LABEL_SCOPE_SQL.format(view="sub_calibration"),
+    _LABEL_SCOPE_WHAT,
 )
 
 
@@ -293,27 +181,45 @@ def _register(connection: duckdb.DuckDBPyConnection, name: str, path: Path) -> N
 
 def _key(row: tuple[object, ...]) -> str:
     """An example key as the gate shows one: a quoted id, or a tuple of them."""
-    shown = ["null" if value is None else quote(str(value)) for value in row]
+    shown = [show_value(value) for value in row]
     return shown[0] if len(shown) == 1 else "(" + ", ".join(shown) + ")"
+
+
+def _offenders(connection: duckdb.DuckDBPyConnection, sql: str) -> tuple[int, list[str], tuple[str, ...]]:
+    """How many rows `sql` returns, the first EXAMPLES as example keys, and its column names."""
+    ((count,),) = connection.execute(f"select count(*) from ({sql}) as bad").fetchall()
+    if count == 0:
+        return 0, [], ()
+    cursor = connection.execute(f"select * from ({sql}) as bad order by all limit {EXAMPLES}")
+    columns = tuple(str(d[0]) for d in cursor.description or ())
+    return int(count), [_key(row) for row in cursor.fetchall()], columns
 
 
 def _run_value_checks(connection: duckdb.DuckDBPyConnection, checks: tuple[ValueCheck, ...], rec: Recorder) -> None:
     for check in checks:
-        ((count,),) = connection.execute(f"select count(*) from ({check.sql}) as bad").fetchall()
+        count, examples, _ = _offenders(connection, check.sql)
         if count == 0:
             rec.passed(check.check, "values", check.table, check.column)
             continue
-        rows = connection.execute(f"select * from ({check.sql}) as bad order by all limit {EXAMPLES}").fetchall()
-        examples = [_key(row) for row in rows]
-        rec.failed(
-            check.check,
-            "values",
-            check.table,
-            check.column,
-            count,
-            examples,
-            f"{count} {check.what}: {listing(examples, count)}",
+        message = f"{count} {check.what}: {listing(examples, count)}"
+        rec.failed(check.check, "values", check.table, check.column, count, examples, message)
+
+
+def _run_contract_rules(connection: duckdb.DuckDBPyConnection, rec: Recorder) -> None:
+    """The contract's value rules on the tables a submission extends, each on the release the
+    submission would make (views named as its tables), reported under the gate's names."""
+    for rule in RULES:
+        if rule.table not in EXTENDED_TABLES or rule.sql is None:
+            continue
+        count, examples, columns = _offenders(connection, rule.sql)
+        if count == 0:
+            rec.passed(rule.check, "values", rule.table, rule.column)
+            continue
+        label = key_label(columns, (), False)
+        message = "the release it would make has " + failure_message(
+            count, rule.unit, rule.units, rule.problem, label, examples
         )
+        rec.failed(rule.check, "values", rule.table, rule.column, count, examples, message)
 
 
 def check_submission(
@@ -328,20 +234,22 @@ def check_submission(
     submitted = Recorder(echo=False)
     sub_valid = check_schemas(submission, submitted)
     _relay(submitted, rec, "submission", f"the submission {submission.folder}")
-    needed_base = ("models", "tasks", "criteria", "responses")
     broken = any(not c.passed for c in base.checks + submitted.checks)
-    if not files_ok or broken or any(t not in base_valid for t in needed_base):
+    if not files_ok or broken or any(t not in base_valid for t in contract.REQUIRED_TABLES):
         rec.skip("value checks", "need a valid base release and submission files with the contract's schemas")
         return base_id
     with duckdb.connect(config={"memory_limit": memory_limit}) as connection:
-        for table in needed_base:
-            _register(connection, f"base_{table}", base_valid[table])
-        for table, view in (("models", "sub_models"), ("responses", "sub_responses"), ("judge_labels", "sub_labels")):
+        views = {"models": "sub_models", "responses": "sub_responses", "judge_labels": "sub_labels"}
+        views |= {"calibration_labels": "sub_calibration"} if "calibration_labels" in sub_valid else {}
+        for table, view in views.items():
             _register(connection, view, sub_valid[table])
-        _run_value_checks(connection, _MODEL_CHECKS + _RESPONSE_CHECKS + _JUDGE_LABEL_CHECKS, rec)
-        if "calibration_labels" in sub_valid:
-            _register(connection, "sub_calibration", sub_valid["calibration_labels"])
-            _run_value_checks(connection, _CALIBRATION_CHECKS, rec)
+        for table in ("tasks", "criteria", *EXTENDED_TABLES):
+            _register(connection, f"base_{table}", base_valid[table])
+            added = f" union all by name select * from {views[table]}" if table in views else ""
+            connection.execute(f"create view {table} as select * from base_{table}{added}")
+        scope = (_JUDGE_LABEL_SCOPE, *([_CALIBRATION_SCOPE] if "calibration_labels" in views else []))
+        _run_value_checks(connection, _SUBMISSION_CHECKS + scope, rec)
+        _run_contract_rules(connection, rec)
     _check_reply_sources(submission.folder, sub_valid["responses"], rec)
     return base_id
 

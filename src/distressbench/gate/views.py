@@ -1,5 +1,6 @@
-"""The SQL the gate's value rules read: helper views over the valid tables, the views of
-the judge labels' one pass, and the queries that fetch a failing label rule's examples.
+"""The SQL the gate's value rules read (gate/rules.yml names these views as its probes'
+sources): helper views over the valid tables, the views of the judge labels' one pass, and
+the queries that fetch a failing label rule's examples.
 
 Every statement is constant text (no path, id or value of the release enters it); the
 release's tables are the staging tables dbt built (RAW_VIEWS).
@@ -22,38 +23,6 @@ class Derived:
     needs: tuple[str, ...]
     sql: str
     materialize: bool = False
-
-
-TURN_ORDER_SQL = """
-with t as (
-    select task_id, min(n_user_turns) as n_user_turns from tasks where task_id is not null group by task_id
-), d as (
-    select distinct task_id, turn_index, role from turns where task_id is not null and turn_index is not null
-), u as (
-    select task_id, turn_index, role, lag(role) over (partition by task_id order by turn_index) as previous_role
-    from d
-), s as (
-    select task_id, count(*) as n_turns,
-           min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous,
-           count(*) filter (where role = previous_role) = 0 as alternates,
-           arg_min(role, turn_index) as first_role, arg_max(role, turn_index) as last_role,
-           count(*) filter (where role = 'user') as n_user_seen,
-           to_json(list(turn_index order by turn_index)) as turn_indexes_json,
-           to_json(list(role order by turn_index)) as roles_json
-    from u group by task_id
-)
-select t.task_id, t.n_user_turns, coalesce(s.n_turns, 0) as n_turns, s.contiguous, s.alternates,
-       s.first_role, s.last_role, s.n_user_seen, s.turn_indexes_json, s.roles_json
-from t left join s on s.task_id = t.task_id
-order by t.task_id
-"""
-
-TRANSCRIPT_ORDER_SQL = (
-    "select transcript_id, "
-    "min(turn_index) = 0 and max(turn_index) = count(distinct turn_index) - 1 as contiguous, "
-    "to_json(list(turn_index order by turn_index)) as turn_indexes_json from redteam_transcripts "
-    "where transcript_id is not null and turn_index is not null group by transcript_id order by transcript_id"
-)
 
 
 DERIVED: tuple[Derived, ...] = (
@@ -153,8 +122,6 @@ DERIVED: tuple[Derived, ...] = (
 # no sample mask (label_samples; a group holding such an index has none); and, since a
 # repeated (judge, sample) shows as more labels than mask bits, for the groups that may
 # repeat one (label_dups).
-NO_RESPONSE_ID = "response_key is null"
-NO_CRITERION_ID = "criterion_key is null"
 FULL_KEY = "response_key is not null and criterion_key is not null and judge_id is not null"
 DUP_CANDIDATE = f"{FULL_KEY} and n_labels > case when sample_mask is null then 1 else bit_count(sample_mask) end"
 NO_SAMPLE_MASK = "sample_mask is null"
@@ -229,14 +196,11 @@ anti join {{index}} x on x.{{column}} = l.{{column}}
 where l.response_id is not null and l.criterion_id is not null
 group by l.response_id, l.criterion_id order by l.response_id, l.criterion_id limit {N_EXAMPLES}
 """
-DANGLING_RESPONSE = "response_key = -1 and criterion_key is not null"
-DANGLING_CRITERION = "criterion_key = -1 and response_key is not null"
-SAME_TASK = "is_same_task = false"
 SAME_TASK_LABELS_SQL = f"""
 select r.response_id, c.criterion_id, c.task_id as criterion_task, r.task_id as response_task from label_ids g
 inner join response_index r on r.response_key = g.response_key
 inner join criterion_index c on c.criterion_key = g.criterion_key
-where {SAME_TASK} order by r.response_id, c.criterion_id limit {N_EXAMPLES}
+where g.is_same_task = false order by r.response_id, c.criterion_id limit {N_EXAMPLES}
 """
 
 

@@ -71,15 +71,13 @@ def dbt_threads(release: Release) -> int:
 
 # `dbt build` of what the gate's staging run did not build: every other model and seed, and
 # every data test as a node; not the unit tests (above), nor the data tests no release can
-# change (the seeds', tag release_invariant) or that the gate has just run on the staging
-# tables (tag gate_guaranteed): plain `dbt build` and CI run those
+# change (the seeds', tag release_invariant): plain `dbt build` and CI run those
 REST_OF_THE_BUILD = [
     "--indirect-selection",
     "empty",
     "--exclude-resource-type",
     "unit_test",
     "--exclude",
-    "tag:gate_guaranteed",
     "tag:release_invariant",
 ]
 

@@ -127,6 +127,17 @@ def _unlabelled_pair(submission: Path) -> None:
     _write(submission, "judge_labels", labels.filter(pc.invert(pair)))
 
 
+def _label_for_a_base_reply(submission: Path) -> None:
+    labels = read_table(submission, "judge_labels")
+    # a new judge's label on the base's reply of model 1 to task 1 (the contract allows it; a submission does not)
+    row = labels.slice(0, 1).to_pylist()[0] | {"response_id": 'R-1-1; ü"', "criterion_id": criterion_id(0, 0)}
+    _write(
+        submission,
+        "judge_labels",
+        pa.concat_tables([labels, pa.Table.from_pylist([row | {"judge_id": "j-new"}], labels.schema)]),
+    )
+
+
 def _wrong_column_type(submission: Path) -> None:
     labels = read_table(submission, "judge_labels")
     index = labels.schema.get_field_index("sample_index")
@@ -159,39 +170,48 @@ def _missing_file(submission: Path) -> None:
 BROKEN: dict[str, tuple[Callable[[Path], None], str, str | None, str | None, int, str, str]] = {
     "an existing model id": (
         _existing_model_id,
-        "model_id_new",
+        "unique",
         "models",
         "model_id",
-        1,
+        2,  # the base's row and the submission's
         json.dumps(MODEL_IDS[0], ensure_ascii=False),
-        "model ids the base release already has",
+        "sharing a model_id with another row",
     ),
     "a missing reply": (
         _missing_reply,
         "responses_complete",
         "responses",
-        "model_id, task_id",
+        "(task_id, model_id)",
         1,
         json.dumps(TASK_IDS[0], ensure_ascii=False),
-        "pairs without a reply",
+        "(model, task) pair without a reply in responses",
     ),
     "a label for a criterion of another task": (
         _label_for_another_task,
-        "judge_labels_criterion",
+        "same_task",
         "judge_labels",
         "criterion_id",
         1,
         json.dumps(criterion_id(1, 0), ensure_ascii=False),
-        "not in the rubric of the reply's task",
+        "on a criterion of another task than the reply's",
     ),
     "an unlabelled pair": (
         _unlabelled_pair,
-        "judge_labels_complete",
+        "labels_complete",
         "judge_labels",
-        "response_id, criterion_id",
+        "(response_id, criterion_id)",
         1,
         json.dumps(criterion_id(2, 3), ensure_ascii=False),
-        "pairs without a judge label",
+        "pair without any judge label",
+    ),
+    "a label on a reply of the base": (
+        _label_for_a_base_reply,
+        "judge_labels_response",
+        "judge_labels",
+        "response_id",
+        1,
+        json.dumps('R-1-1; ü"', ensure_ascii=False),
+        "labels of a reply that is not in the submission's responses.parquet",
     ),
     "a wrong column type": (
         _wrong_column_type,
@@ -204,12 +224,12 @@ BROKEN: dict[str, tuple[Callable[[Path], None], str, str | None, str | None, int
     ),
     "a reused response id": (
         _reused_response_id,
-        "response_id_new",
+        "unique",
         "responses",
         "response_id",
-        1,
+        2,  # the base's row and the submission's
         json.dumps('R-1-1; ü"', ensure_ascii=False),
-        "response ids the base release already has",
+        "sharing a response_id with another row",
     ),
     "a clinician reference": (
         _clinician_kind,
@@ -327,8 +347,11 @@ def test_the_command_reports_each_failure_and_exits_1(
     code = cli.main(["submit", str(base), str(submission), "--out", str(tmp_path / "derived")])
     out, err = capsys.readouterr()
     assert code == 1
-    assert "FAIL responses_complete responses.model_id, task_id: 1 (new model, base task) pairs without a reply" in out
-    assert "FAIL judge_labels_complete" in out
+    assert (
+        "FAIL responses_complete responses.(task_id, model_id): the release it would make has "
+        "1 (model, task) pair without a reply in responses" in out
+    )
+    assert "FAIL labels_complete judge_labels.(response_id, criterion_id)" in out
     assert "nothing was written" in err
     assert not (tmp_path / "derived").exists()
 
