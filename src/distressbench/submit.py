@@ -34,10 +34,10 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from distressbench import settings
+from distressbench.gate.failure_messages import failure_message, key_label, show_value
 from distressbench.gate.files import check_manifest, check_new_folder, check_schemas, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
 from distressbench.gate.rules import RULES
-from distressbench.gate.failure_messages import failure_message, key_label, show_value
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
 from distressbench.release.release import Release, load_release
