@@ -34,7 +34,7 @@ def _release_folder_above(path: Path) -> Path | None:
 
 def warehouse_refusal(warehouse: Path) -> str | None:
     """Why `warehouse` cannot be published to, or None. A build may only replace a
-    published warehouse of this project or a DuckDB file (kept beside its builds)."""
+    warehouse this project published (a symlink into its builds folder)."""
     from distressbench.outputs.warehouse import is_duckdb_file
 
     warehouse = warehouse.absolute()
@@ -48,8 +48,13 @@ def warehouse_refusal(warehouse: Path) -> str | None:
     release = _release_folder_above(warehouse)
     if release is not None:
         return f"{warehouse} is inside the release folder {release}; publish the warehouse somewhere else"
-    if not os.path.lexists(warehouse) or layout.is_own_link() or is_duckdb_file(warehouse):
+    if not os.path.lexists(warehouse) or layout.is_own_link():
         return None
+    if is_duckdb_file(warehouse):
+        return (
+            f"{warehouse} is a DuckDB file that no build published (0.1.0's, or plain dbt's); "
+            "move it away or build into another path"
+        )
     if warehouse.is_symlink():
         return f"{warehouse} is a symlink to {os.readlink(warehouse)}, which is not a DuckDB database file"
     return f"{warehouse} exists and is not a DuckDB database file; refusing to replace it"

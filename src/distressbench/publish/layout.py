@@ -36,7 +36,6 @@ KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
 BUILDING_FILE = "building.duckdb"
 DBT_TARGET = "dbt-target"  # dbt's target folder, kept between builds for partial parsing
-LEGACY_PREFIX = "legacy-"  # a plain database file found at the published path, kept as is
 
 Record = dict[str, Any]
 
@@ -60,11 +59,6 @@ class WarehouseLayout:
     def lock(self) -> Path:
         return self.published.parent / f"{self.published.name}.lock"
 
-    @property
-    def legacy_builds_dir(self) -> Path:
-        """Where builds lived when the folders were named after the stem alone."""
-        return self.published.parent / f"{self.published.stem}.builds"
-
     def current_build(self) -> Path | None:
         """The file the published path points at (or is), if it exists."""
         return self.published.resolve() if self.published.exists() else None
@@ -74,8 +68,7 @@ class WarehouseLayout:
         if not self.published.is_symlink():
             return False
         target = self.published.parent / os.readlink(self.published)
-        folders = {self.builds_dir.resolve(), self.legacy_builds_dir.resolve()}
-        return target.parent.resolve() in folders
+        return target.parent.resolve() == self.builds_dir.resolve()
 
 
 @contextmanager
@@ -121,8 +114,6 @@ def published_history(layout: WarehouseLayout) -> list[Record]:
             cursor = connection.execute("select * from meta.published_releases order by rowid")
             names = [column[0] for column in cursor.description]
             rows = cursor.fetchall()
-    except duckdb.CatalogException:  # a database file from before publication records
-        return []
     except duckdb.Error as error:
         say(f"warning: cannot read the publication record of {current} ({error}); using {layout.log}")
         return read_log(layout)
@@ -137,7 +128,7 @@ def published_history(layout: WarehouseLayout) -> list[Record]:
 
 def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
     """Under the build lock: remove everything in the builds folder but the published file,
-    the newest previously published one and legacy files (with their .wal/.tmp companions):
+    the newest previously published one (with their .wal/.tmp companions):
     work folders of finished, failed or killed builds, files never published, old gate
     reports. Readers holding a removed file keep reading it. dbt's target folder stays."""
     current = layout.current_build()
@@ -146,7 +137,7 @@ def remove_stale_files(layout: WarehouseLayout, history: list[Record]) -> None:
     keep = {*previous[:KEEP_PREVIOUS_BUILDS], *([current.name] if current else []), DBT_TARGET}
     for path in layout.builds_dir.iterdir():
         base = path.name.removesuffix(".wal").removesuffix(".tmp")
-        if base in keep or base.startswith(LEGACY_PREFIX):
+        if base in keep:
             continue
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
@@ -180,15 +171,8 @@ def record_publication(database: Path, history: list[Record]) -> None:
 
 
 def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:
-    """Point the published path at `database` with one atomic rename. A plain database
-    file found at the published path is kept in the builds folder (hard link) first."""
+    """Point the published path at `database` with one atomic rename."""
     published = layout.published
-    if published.exists() and not published.is_symlink():
-        for suffix in ("", ".wal"):
-            if Path(f"{published}{suffix}").exists():
-                os.link(
-                    f"{published}{suffix}", layout.builds_dir / f"{LEGACY_PREFIX}replaced-by-{database.name}{suffix}"
-                )
     link = scratch / "published.link"
     link.symlink_to(os.path.relpath(database, published.parent))
     os.replace(link, published)

@@ -1,7 +1,7 @@
 """Publishing guarantees of `distressbench build`, against one shared warehouse.
 
 The tests run in file order on one module-scoped warehouse (a dbt build takes ~35 s):
-the fixture publishes release fixture-a over a plain database file; later tests publish
+the fixture publishes release fixture-a into a new path; later tests publish
 fixture-b and a changed fixture-a. Every failure test checks that the published path and
 the bytes of the file it points at are unchanged.
 """
@@ -45,8 +45,6 @@ CLI = [sys.executable, "-m", "distressbench.cli"]
 class Shared:
     warehouse: Path
     releases: Path
-    legacy_sha256: str
-    legacy_reader: duckdb.DuckDBPyConnection
 
     @property
     def layout(self) -> WarehouseLayout:
@@ -112,7 +110,7 @@ def _build(capsys: pytest.CaptureFixture[str], release: Path, warehouse: Path, *
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
-    """fixture-a published over a plain database file that a reader holds open."""
+    """fixture-a published into a new warehouse path."""
     root = tmp_path_factory.mktemp("publish")
     releases = root / "releases"
     make_release(releases / "a", release_id="fixture-a")
@@ -136,23 +134,15 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
 
     warehouse = root / "warehouse" / "distressbench.duckdb"
     warehouse.parent.mkdir()
-    with duckdb.connect(str(warehouse)) as connection:
-        connection.execute("create table legacy as select 'from before' as note")
-    legacy_reader = duckdb.connect(str(warehouse), read_only=True)
-    shared = Shared(warehouse, releases, _sha256(warehouse), legacy_reader)
     assert cli.main(["build", str(releases / "a"), "--warehouse", str(warehouse)]) == 0
-    yield shared
-    legacy_reader.close()
+    yield Shared(warehouse, releases)
 
 
-def test_first_publish_replaces_a_plain_file_keeping_it_and_its_readers(shared: Shared) -> None:
+def test_first_publish_links_the_path_to_its_build(shared: Shared) -> None:
     warehouse, layout = shared.warehouse, shared.layout
     assert warehouse.is_symlink()
     assert warehouse.resolve().parent == layout.builds_dir
     assert _release_ids(warehouse) == ["fixture-a"]
-    assert shared.legacy_reader.sql("select note from legacy").fetchall() == [("from before",)]
-    legacy = [p for p in layout.builds_dir.iterdir() if p.name.startswith("legacy-")]
-    assert [_sha256(p) for p in legacy] == [shared.legacy_sha256]
     digest = manifest_sha256(shared.release("a"))
     assert _meta(warehouse) == [("fixture-a", digest)] == _log(warehouse)
     assert _beside(warehouse) == _own_entries(warehouse)
@@ -470,6 +460,20 @@ def test_a_text_file_as_warehouse_is_refused_and_kept(tmp_path: Path, capsys: py
     assert "exists and is not a DuckDB database file" in err
     assert notes.read_text(encoding="utf-8") == "my notes\n" and not notes.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "release"]
+
+
+def test_a_duckdb_file_no_build_published_is_refused_and_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = make_release(tmp_path / "release")
+    plain = tmp_path / "dev.duckdb"
+    with duckdb.connect(str(plain)) as connection:
+        connection.execute("create table mine as select 'from before' as note")
+    before = _sha256(plain)
+    err = _refused(capsys, plain, release)
+    assert f"{plain} is a DuckDB file that no build published" in err
+    assert _sha256(plain) == before and not plain.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.duckdb", "release"]
 
 
 def test_a_release_file_as_warehouse_is_refused_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
