@@ -20,11 +20,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate.staging import gate
 from distressbench.pack import PackRefused, pack
 from distressbench.release import contract
 from distressbench.release.manifest import read_manifest
-from distressbench.settings import Settings
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import build_tables
 
 Writer = Callable[[str, pa.Table, Path], None]
@@ -68,7 +67,7 @@ def _assert_same_rows(release: Path) -> None:
 
 
 @pytest.mark.parametrize("writer", sorted(WRITERS))
-def test_pack_writes_a_release_that_passes_the_gate(tmp_path: Path, writer: str) -> None:
+def test_pack_writes_a_release_that_passes_the_gate(shared_gate: SharedGate, tmp_path: Path, writer: str) -> None:
     source = _write_source(tmp_path / "source", WRITERS[writer])
     out = tmp_path / "packed"
     done = pack(source, out, release_id="mine-1")
@@ -76,14 +75,14 @@ def test_pack_writes_a_release_that_passes_the_gate(tmp_path: Path, writer: str)
     manifest = read_manifest(out)
     assert manifest["release"] == "mine-1" and manifest["synthetic"] is False and "created_at" in manifest
     assert sorted(manifest["files"]) == sorted(contract.file_name(t) for t in contract.SCHEMAS)
-    assert gate(out, None, Settings(), echo=False).passed
+    assert shared_gate(out, echo=False).passed
     if writer != "csv":  # CSV has no null string: the annex's missing model_id comes back as ""
         _assert_same_rows(out)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 @pytest.mark.spark
-def test_pack_reads_a_spark_output_folder(tmp_path: Path) -> None:
+def test_pack_reads_a_spark_output_folder(shared_gate: SharedGate, tmp_path: Path) -> None:
     """Each table as Spark writes it: a folder of part-*.parquet files beside _SUCCESS and .crc files."""
     source = tmp_path / "source"
     pyarrow_copy = _write_source(tmp_path / "pyarrow", WRITERS["pyarrow"])
@@ -102,7 +101,7 @@ def test_pack_reads_a_spark_output_folder(tmp_path: Path) -> None:
     assert list((source / "turns").glob("part-*.parquet")) and (source / "turns" / "_SUCCESS").exists()
     out = tmp_path / "packed"
     pack(source, out)
-    assert gate(out, None, Settings(), echo=False).passed
+    assert shared_gate(out, echo=False).passed
     for table, data in build_tables().items():  # Spark's parts need not keep the row order
         written = pq.read_table(out / contract.file_name(table))
         assert written.schema.equals(contract.SCHEMAS[table]), table
