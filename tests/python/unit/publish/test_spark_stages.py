@@ -26,6 +26,7 @@ def test_the_spark_process_gets_the_build_in_its_environment() -> None:
     assert spark_environment(release, build, {"SPARK_LOCAL_IP": "10.1.2.3"})["SPARK_LOCAL_IP"] == "10.1.2.3"
 
 
+@pytest.mark.integration
 def test_a_stage_that_fails_in_the_spark_process_fails_the_build_at_that_stage(tmp_path: Path) -> None:
     stages = SparkStages.start(tmp_path / "release", tmp_path)
     try:
