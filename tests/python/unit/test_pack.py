@@ -66,6 +66,7 @@ def _assert_same_rows(release: Path) -> None:
         assert written.to_pylist() == data.to_pylist(), table
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_pack_writes_a_release_that_passes_the_gate(shared_gate: SharedGate, tmp_path: Path, writer: str) -> None:
     source = _write_source(tmp_path / "source", WRITERS[writer])
@@ -81,6 +82,7 @@ def test_pack_writes_a_release_that_passes_the_gate(shared_gate: SharedGate, tmp
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.integration
 @pytest.mark.spark
 def test_pack_reads_a_spark_output_folder(shared_gate: SharedGate, tmp_path: Path) -> None:
     """Each table as Spark writes it: a folder of part-*.parquet files beside _SUCCESS and .crc files."""
@@ -207,6 +209,7 @@ def test_an_existing_out_folder_and_a_bad_release_id_are_refused(tmp_path: Path)
     assert [c[0] for c in _refused(source, tmp_path / "out", release_id="../up")] == ["release_id"]
 
 
+@pytest.mark.integration
 def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     """Types fit but a value rule breaks (a weight of 0): the gate's own failure, nothing written."""
     source = _write_source(tmp_path / "source", WRITERS["pyarrow"])
@@ -218,6 +221,7 @@ def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     assert ("criteria", "weight") in {(t, c) for _, t, c, _, _ in failures}
 
 
+@pytest.mark.integration
 def test_the_pack_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = _write_source(tmp_path / "source", WRITERS["csv"])
     assert cli.main(["pack", str(source), "--out", str(tmp_path / "r1"), "--synthetic"]) == 0
