@@ -1,8 +1,14 @@
-"""Shared fixtures: a small valid release built by hand (see release_factory), and the
-session's published warehouses (fixtures/)."""
+"""Shared fixtures: a small valid release built by hand (see release_factory), the session's
+published warehouses and its one dbt process for the gate (fixtures/); the tiers.
+
+The tiers: a test under unit/ is marked `unit` unless it is marked `integration` or reads one
+of the session's built warehouses; every other test is marked `integration`. A unit test
+starts no process (calling subprocess.Popen fails it); the gate's value checks run on the
+session's one dbt process (fixtures/gate_fixture.py), started before the test."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,10 +26,44 @@ settings.load_profile("deterministic")
 from fixtures.release_factory import make_release  # noqa: E402
 
 # the session's published warehouses (paper_warehouse, case_warehouse, case_release), each
-# built on first use, and the models compiled once to run on DuckDB directly (compiled_models)
-pytest_plugins = ["fixtures.warehouse_fixture", "fixtures.case_fixture", "fixtures.compiled_models"]
+# built on first use; the models compiled once to run on DuckDB directly (compiled_models); and
+# the dbt process for the gate (shared_gate)
+pytest_plugins = [
+    "fixtures.warehouse_fixture",
+    "fixtures.case_fixture",
+    "fixtures.compiled_models",
+    "fixtures.gate_fixture",
+]
+
+UNIT_FOLDER = Path(__file__).resolve().parent / "unit"
+# fixtures whose warehouse dbt builds: a test reading one is an integration test
+WAREHOUSE_FIXTURES = frozenset({"paper_warehouse", "case_warehouse", "case_release"})
 
 SPARK_OUTCOMES: list[str] = []
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its tier (see the module's docstring)."""
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            continue
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if UNIT_FOLDER in item.path.parents and not fixtures & WAREHOUSE_FIXTURES:
+            item.add_marker(pytest.mark.unit)
+        else:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(autouse=True)
+def _a_unit_test_starts_no_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail a unit test that starts a process (subprocess.run and the like call Popen)."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a unit test starts no process (mark it integration): {args[:1]}")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

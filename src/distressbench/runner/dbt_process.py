@@ -228,6 +228,20 @@ def _outcome(result: Any) -> dict[str, Any]:
     return {"success": bool(result.success), "nodes": nodes, "exception": exception}
 
 
+def _forget_the_compilation(manifest: Any) -> None:
+    """Have the next command compile every node from its parse. dbt compiles into the manifest
+    it is given and marks the ephemeral models' CTEs as injected; a second command running a
+    model that reads an ephemeral one (the gate's judge-label aggregate, run once per gate)
+    would run it without that CTE ("Table with name __dbt__cte__... does not exist")."""
+    for node in manifest.nodes.values():
+        if getattr(node, "extra_ctes_injected", False):
+            node.extra_ctes_injected = False
+            node.extra_ctes = []
+            node.compiled = False
+            node.compiled_code = None
+            node._pre_injected_sql = None
+
+
 def main(parent: int, project: str) -> int:
     """In the child: parse the project, answer, then run each command read from stdin."""
     child_process.end_with_parent(parent)
@@ -244,6 +258,7 @@ def main(parent: int, project: str) -> int:
         return 1
     runner = dbtRunner(manifest=parsed.result)
     for line in sys.stdin:
+        _forget_the_compilation(parsed.result)
         result = runner.invoke([*json.loads(line), *flags])
         DuckDBConnectionManager.close_all_connections()  # the database file is free between commands
         answers.write(json.dumps(_outcome(result)) + "\n")

@@ -180,6 +180,7 @@ def test_sql_reads_describe_and_explain(paper_warehouse: Path, capsys: pytest.Ca
 # --------------------------------------------------------------------------- --help
 
 
+@pytest.mark.integration
 def test_help_lists_exactly_the_registered_commands() -> None:
     parser = cli._parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -205,6 +206,7 @@ def test_the_readme_command_table_names_every_option_of_every_command() -> None:
 # --------------------------------------------------------------------------- one-line errors
 
 
+@pytest.mark.integration
 def test_gate_report_pointing_at_a_folder(good_release: Path, tmp_path: Path) -> None:
     line = one_line_error(run_cli("gate", str(good_release), "--report", str(tmp_path)))
     assert line == f"gate: --report {tmp_path} is a folder; give a file name"
@@ -227,6 +229,7 @@ def _warehouse_command_args(command: str, tmp_path: Path) -> list[str]:
     return {"sql": ["select 1"], "show": ["t1"]}.get(command, ["--out", str(tmp_path / "out")])
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", ["tables", "report", "sql", "show"])
 def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
     extra = _warehouse_command_args(command, tmp_path)
@@ -234,6 +237,7 @@ def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
     assert line.startswith(f"{command}: no warehouse at {tmp_path / 'none.duckdb'}")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", ["tables", "report", "sql", "show"])
 @pytest.mark.parametrize("kind", ["text", "folder", "empty database"])
 def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path: Path) -> None:
@@ -252,6 +256,7 @@ def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path
         assert warehouse.read_text() == "not a database\n"
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("missing", ["base release", "submission"])
 def test_submit_with_a_missing_folder(missing: str, tmp_path: Path) -> None:
     folders = {"base release": tmp_path / "base", "submission": tmp_path / "submission"}

@@ -78,6 +78,7 @@ def test_show_quotes_a_prefix_of_a_long_task_or_model_id(tmp_path: Path, capsys:
     assert len(err) < LINE_PREFIX
 
 
+@pytest.mark.integration
 def test_the_gate_quotes_a_prefix_of_a_long_manifest_value(
     good_release: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

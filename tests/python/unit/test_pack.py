@@ -20,11 +20,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate.staging import gate
 from distressbench.pack import PackRefused, pack
 from distressbench.release import contract
 from distressbench.release.manifest import read_manifest
-from distressbench.settings import Settings
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import build_tables
 
 Writer = Callable[[str, pa.Table, Path], None]
@@ -67,8 +66,9 @@ def _assert_same_rows(release: Path) -> None:
         assert written.to_pylist() == data.to_pylist(), table
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("writer", sorted(WRITERS))
-def test_pack_writes_a_release_that_passes_the_gate(tmp_path: Path, writer: str) -> None:
+def test_pack_writes_a_release_that_passes_the_gate(shared_gate: SharedGate, tmp_path: Path, writer: str) -> None:
     source = _write_source(tmp_path / "source", WRITERS[writer])
     out = tmp_path / "packed"
     done = pack(source, out, release_id="mine-1")
@@ -76,14 +76,15 @@ def test_pack_writes_a_release_that_passes_the_gate(tmp_path: Path, writer: str)
     manifest = read_manifest(out)
     assert manifest["release"] == "mine-1" and manifest["synthetic"] is False and "created_at" in manifest
     assert sorted(manifest["files"]) == sorted(contract.file_name(t) for t in contract.SCHEMAS)
-    assert gate(out, None, Settings(), echo=False).passed
+    assert shared_gate(out, echo=False).passed
     _assert_same_rows(out)  # CSV too: the annex's empty model_id fields are its nulls, the empty reply ""
     assert done.notes == ()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.integration
 @pytest.mark.spark
-def test_pack_reads_a_spark_output_folder(tmp_path: Path) -> None:
+def test_pack_reads_a_spark_output_folder(shared_gate: SharedGate, tmp_path: Path) -> None:
     """Each table as Spark writes it: a folder of part-*.parquet files beside _SUCCESS and .crc files."""
     source = tmp_path / "source"
     pyarrow_copy = _write_source(tmp_path / "pyarrow", WRITERS["pyarrow"])
@@ -102,7 +103,7 @@ def test_pack_reads_a_spark_output_folder(tmp_path: Path) -> None:
     assert list((source / "turns").glob("part-*.parquet")) and (source / "turns" / "_SUCCESS").exists()
     out = tmp_path / "packed"
     pack(source, out)
-    assert gate(out, None, Settings(), echo=False).passed
+    assert shared_gate(out, echo=False).passed
     for table, data in build_tables().items():  # Spark's parts need not keep the row order
         written = pq.read_table(out / contract.file_name(table))
         assert written.schema.equals(contract.SCHEMAS[table]), table
@@ -208,6 +209,7 @@ def test_an_existing_out_folder_and_a_bad_release_id_are_refused(tmp_path: Path)
     assert [c[0] for c in _refused(source, tmp_path / "out", release_id="../up")] == ["release_id"]
 
 
+@pytest.mark.integration
 def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     """Types fit but a value rule breaks (a weight of 0): the gate's own failure, nothing written."""
     source = _write_source(tmp_path / "source", WRITERS["pyarrow"])
@@ -219,6 +221,7 @@ def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     assert ("criteria", "weight") in {(t, c) for _, t, c, _, _ in failures}
 
 
+@pytest.mark.integration
 def test_an_empty_csv_field_where_the_contract_wants_text_is_named_in_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -239,6 +242,7 @@ def test_an_empty_csv_field_where_the_contract_wants_text_is_named_in_a_note(
     assert capsys.readouterr().err == f"pack: note: {done.notes[0]}\n"
 
 
+@pytest.mark.integration
 def test_the_pack_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = _write_source(tmp_path / "source", WRITERS["csv"])
     assert cli.main(["pack", str(source), "--out", str(tmp_path / "r1"), "--synthetic"]) == 0

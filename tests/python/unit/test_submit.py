@@ -22,11 +22,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate.staging import gate
 from distressbench.release import contract, folders
 from distressbench.release.manifest import manifest_sha256, read_manifest
-from distressbench.settings import Settings
 from distressbench.submit import MAX_RELEASE_ID, SubmissionRefused, derived_release_id, submit
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import MODEL_IDS, TASK_IDS, criterion_id, make_release, read_table
 from fixtures.submission_factory import split_release
 
@@ -49,12 +48,14 @@ def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 
 
-def test_a_valid_submission_gives_the_original_release_back(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
+def test_a_valid_submission_gives_the_original_release_back(
+    shared_gate: SharedGate, split: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
     original, base, submission = split
     out = tmp_path / "derived"
     done = submit(base, submission, out, echo=False)
     assert done.out_dir == out and out.is_dir()
-    assert gate(out, None, Settings(), echo=False).passed
+    assert shared_gate(out, echo=False).passed
     for table in contract.release_files(original):
         assert _rows(out, table) == _rows(original, table), table
         assert pq.read_schema(out / contract.file_name(table)).equals(contract.SCHEMAS[table]), table
@@ -304,6 +305,7 @@ def test_a_broken_link_as_the_output_folder_is_refused(split: tuple[Path, Path, 
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.integration
 def test_a_killed_submissions_folder_is_removed_by_the_next_one(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """A submission killed mid-write leaves `.derived.<host>.<pid>.<random>.partial`; the next
     one into the same folder on the same host removes it once that process has ended, and

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +20,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
+from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.gx import GxRunner, _widened, gx
+from distressbench.gate.results import Recorder
 from distressbench.gate.run import quote
 from distressbench.gate.staging import gate
 from distressbench.release import contract
+from distressbench.release.release import load_release
 from distressbench.settings import Settings
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import (
     CLINICIAN_ID,
     JUDGES,
@@ -45,7 +50,54 @@ T1, T2, T3, T4, T5, T6 = TASK_IDS
 # helpers
 
 
-def run(release: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+@dataclass(frozen=True)
+class GateRun:
+    """The gate on the session's dbt process (fixtures/gate_fixture.py), with what it printed."""
+
+    shared: SharedGate
+    capsys: pytest.CaptureFixture[str]
+
+    def __call__(self, release: Path) -> tuple[int, str]:
+        """The exit code `distressbench gate` would end with, and what it printed."""
+        report = self.shared(release)
+        return (0 if report.passed else 1), self.capsys.readouterr().out
+
+
+@pytest.fixture
+def gate_run(shared_gate: SharedGate, capsys: pytest.CaptureFixture[str]) -> GateRun:
+    return GateRun(shared_gate, capsys)
+
+
+@dataclass(frozen=True)
+class FilesRun:
+    """The gate's first two stages alone, on the release as loaded: its manifest and files,
+    then its schemas (no dbt, no value read)."""
+
+    capsys: pytest.CaptureFixture[str]
+
+    def __call__(self, release: Path) -> tuple[int, str]:
+        recorder = Recorder(echo=True)
+        loaded = load_release(release)
+        check_manifest(loaded, recorder)
+        check_schemas(loaded, recorder)
+        return (0 if all(c.passed for c in recorder.checks) else 1), self.capsys.readouterr().out
+
+
+@pytest.fixture
+def files_run(capsys: pytest.CaptureFixture[str]) -> FilesRun:
+    return FilesRun(capsys)
+
+
+# the whole gate, or its file stages alone: (exit code, what it printed)
+Gate = Callable[[Path], tuple[int, str]]
+
+
+def run(release: Path, gate_run: Gate) -> tuple[int, str]:
+    return gate_run(release)
+
+
+def run_command(release: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """`distressbench gate` itself (its own dbt process)."""
     code = cli.main(["gate", str(release)])
     return code, capsys.readouterr().out
 
@@ -56,11 +108,9 @@ def fail_lines(out: str) -> dict[str, str]:
     return {line[5:].split(":", 1)[0]: line for line in lines}
 
 
-def assert_fails(
-    release: Path, capsys: pytest.CaptureFixture[str], label: str, *named: str, also: set[str] = frozenset()
-) -> str:
+def assert_fails(release: Path, gate_run: Gate, label: str, *named: str, also: set[str] = frozenset()) -> str:
     """The gate exits 1; `label` fails (and nothing else but `also`); its line names each of `named`."""
-    code, out = run(release, capsys)
+    code, out = run(release, gate_run)
     failed = fail_lines(out)
     assert code == 1, out
     assert set(failed) == {label} | set(also), out
@@ -135,8 +185,9 @@ def add_criteria(release: Path, task: int, n: int) -> None:
 # the valid release, usage, report
 
 
+@pytest.mark.integration
 def test_good_release_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(good_release, capsys)
+    code, out = run_command(good_release, capsys)
     assert code == 0, out
     assert "FAIL" not in out and "SKIP" not in out
     assert "PASS labels_complete judge_labels.(response_id, criterion_id)" in out
@@ -144,19 +195,19 @@ def test_good_release_passes(good_release: Path, capsys: pytest.CaptureFixture[s
     assert out.strip().splitlines()[-1].startswith("gate PASSED")
 
 
-def test_good_release_without_annex_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_good_release_without_annex_passes(good_release: Path, gate_run: GateRun) -> None:
     (good_release / "redteam_transcripts.parquet").unlink()
     refresh_manifest(good_release)
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     assert code == 0, out
     assert "redteam_transcripts" not in out and "SKIP" not in out
 
 
-def test_folder_name_with_glob_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_folder_name_with_glob_characters(tmp_path: Path, gate_run: GateRun) -> None:
     # "rel*" must not also read the files of its neighbour "rel-b"
     release = make_release(tmp_path / "rel*")
     make_release(tmp_path / "rel-b")
-    code, out = run(release, capsys)
+    code, out = run(release, gate_run)
     assert code == 0, out
 
 
@@ -171,6 +222,7 @@ def test_missing_argument_is_a_usage_error() -> None:
     assert exit_info.value.code == 2
 
 
+@pytest.mark.integration
 def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == criterion_id(1, 2), "weight", 21))
     report_path = tmp_path / "out" / "gate.json"
@@ -198,6 +250,7 @@ def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert stages == {"manifest", "schema", "values"}
 
 
+@pytest.mark.integration
 def test_run_gate_returns_the_report_quietly(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = gate(good_release, None, Settings(), echo=False)
     assert report.passed and report.failures == []
@@ -209,16 +262,17 @@ def test_run_gate_returns_the_report_quietly(good_release: Path, capsys: pytest.
 # manifest and files
 
 
-def test_missing_file(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_file(good_release: Path, gate_run: GateRun) -> None:
     (good_release / "calibration_labels.parquet").unlink()
     line = assert_fails(
-        good_release, capsys, "files_present calibration_labels", '"calibration_labels.parquet" (required)'
+        good_release, gate_run, "files_present calibration_labels", '"calibration_labels.parquet" (required)'
     )
     assert "1 table file is missing" in line
-    _, out = run(good_release, capsys)
+    _, out = run(good_release, gate_run)
     assert "SKIP 8 value checks reading calibration_labels: calibration_labels did not pass" in out
 
 
+@pytest.mark.integration
 def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "gate.json"
     assert cli.main(["gate", str(tmp_path), "--report", str(report)]) == 1
@@ -231,60 +285,60 @@ def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert any("weight_range criteria.weight" in entry for entry in skipped)
 
 
-def test_extra_file(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_extra_file(good_release: Path, files_run: FilesRun) -> None:
     (good_release / "notes.parquet").write_bytes((good_release / "models.parquet").read_bytes())
-    assert_fails(good_release, capsys, "unlisted_files", '"notes.parquet"', "not listed in manifest.json")
+    assert_fails(good_release, files_run, "unlisted_files", '"notes.parquet"', "not listed in manifest.json")
 
 
-def test_unlisted_annex(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unlisted_annex(good_release: Path, files_run: FilesRun) -> None:
     manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
     del manifest["files"]["redteam_transcripts.parquet"]
     edit_manifest(good_release, files=manifest["files"])
-    assert_fails(good_release, capsys, "unlisted_files", '"redteam_transcripts.parquet"')
+    assert_fails(good_release, files_run, "unlisted_files", '"redteam_transcripts.parquet"')
 
 
 @pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
-def test_malformed_manifest(good_release: Path, capsys: pytest.CaptureFixture[str], text: str) -> None:
+def test_malformed_manifest(good_release: Path, files_run: FilesRun, text: str) -> None:
     (good_release / "manifest.json").write_text(text, encoding="utf-8")
-    assert_fails(good_release, capsys, "manifest_json", "manifest.json cannot be read")
+    assert_fails(good_release, files_run, "manifest_json", "manifest.json cannot be read")
 
 
-def test_missing_manifest(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_manifest(good_release: Path, files_run: FilesRun) -> None:
     (good_release / "manifest.json").unlink()
-    assert_fails(good_release, capsys, "manifest_json", "manifest.json is missing")
+    assert_fails(good_release, files_run, "manifest_json", "manifest.json is missing")
 
 
 @pytest.mark.parametrize(("version", "shown"), [(2, "2"), ("1", '"1"'), (None, "null")])
-def test_unknown_schema_version(
-    good_release: Path, capsys: pytest.CaptureFixture[str], version: object, shown: str
-) -> None:
+def test_unknown_schema_version(good_release: Path, files_run: FilesRun, version: object, shown: str) -> None:
     edit_manifest(good_release, schema_version=version)
-    assert_fails(good_release, capsys, "manifest_schema_version manifest.schema_version", f"schema_version is {shown}")
+    assert_fails(
+        good_release, files_run, "manifest_schema_version manifest.schema_version", f"schema_version is {shown}"
+    )
 
 
-def test_wrong_benchmark(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_benchmark(good_release: Path, files_run: FilesRun) -> None:
     edit_manifest(good_release, benchmark="OtherBench")
-    assert_fails(good_release, capsys, "manifest_benchmark manifest.benchmark", '"OtherBench"')
+    assert_fails(good_release, files_run, "manifest_benchmark manifest.benchmark", '"OtherBench"')
 
 
-def test_synthetic_must_be_boolean(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_synthetic_must_be_boolean(good_release: Path, files_run: FilesRun) -> None:
     edit_manifest(good_release, synthetic="yes")
-    assert_fails(good_release, capsys, "manifest_synthetic manifest.synthetic", '"yes"')
+    assert_fails(good_release, files_run, "manifest_synthetic manifest.synthetic", '"yes"')
 
 
 @pytest.mark.parametrize("release_id", ["../escape", "a/b", "a\\b", "..", "", "rel ease", 7])
-def test_unsafe_release_id(good_release: Path, capsys: pytest.CaptureFixture[str], release_id: object) -> None:
+def test_unsafe_release_id(good_release: Path, files_run: FilesRun, release_id: object) -> None:
     edit_manifest(good_release, release=release_id)
     assert_fails(
         good_release,
-        capsys,
+        files_run,
         "manifest_release_id manifest.release",
         f"release id is {json.dumps(release_id)}",
         "[A-Za-z0-9._-]+",
     )
 
 
-def test_files_listing_must_be_the_contracts(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_files_listing_must_be_the_contracts(good_release: Path, files_run: FilesRun) -> None:
     manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
     files = manifest["files"]
     del files["turns.parquet"]
@@ -293,7 +347,7 @@ def test_files_listing_must_be_the_contracts(good_release: Path, capsys: pytest.
     edit_manifest(good_release, files=files)
     line = assert_fails(
         good_release,
-        capsys,
+        files_run,
         "manifest_files manifest.files",
         '"turns.parquet" (required, not listed)',
         '"bonus.parquet" (not a file of the contract)',
@@ -304,28 +358,30 @@ def test_files_listing_must_be_the_contracts(good_release: Path, capsys: pytest.
     assert line.startswith("FAIL manifest_files manifest.files: 4 problems")
 
 
-def test_sha256_mismatch(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sha256_mismatch(good_release: Path, files_run: FilesRun) -> None:
     manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
     manifest["files"]["tasks.parquet"]["sha256"] = "0" * 64
     edit_manifest(good_release, files=manifest["files"])
     assert_fails(
-        good_release, capsys, "file_sha256 tasks", "tasks.parquet has sha256", "manifest.json says " + "0" * 64
+        good_release, files_run, "file_sha256 tasks", "tasks.parquet has sha256", "manifest.json says " + "0" * 64
     )
 
 
-def test_row_count_mismatch(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_row_count_mismatch(good_release: Path, files_run: FilesRun) -> None:
     manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
     manifest["files"]["judge_labels.parquet"]["rows"] += 3
     edit_manifest(good_release, files=manifest["files"])
     rows = read_table(good_release, "judge_labels").num_rows
-    assert_fails(good_release, capsys, "file_rows judge_labels", f"holds {rows} rows but manifest.json says {rows + 3}")
+    assert_fails(
+        good_release, files_run, "file_rows judge_labels", f"holds {rows} rows but manifest.json says {rows + 3}"
+    )
 
 
-def test_truncated_parquet(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_truncated_parquet(good_release: Path, gate_run: GateRun) -> None:
     path = good_release / "judge_labels.parquet"
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     failed = fail_lines(out)
     assert code == 1
     assert set(failed) == {"parquet_readable judge_labels", "file_sha256 judge_labels"}, out
@@ -334,14 +390,14 @@ def test_truncated_parquet(good_release: Path, capsys: pytest.CaptureFixture[str
     assert "PASS weight_range criteria.weight" in out  # other tables are still checked
 
 
-def test_corrupt_data_pages(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_data_pages(good_release: Path, gate_run: GateRun) -> None:
     # the footer (and so the schema and row count) still reads; the data pages do not
     path = good_release / "judge_labels.parquet"
     data = bytearray(path.read_bytes())
     data[200:1200] = b"\xab" * 1000
     path.write_bytes(bytes(data))
     refresh_manifest(good_release)
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     failed = fail_lines(out)
     assert code == 1
     assert (
@@ -352,7 +408,7 @@ def test_corrupt_data_pages(good_release: Path, capsys: pytest.CaptureFixture[st
     assert "PASS weight_range criteria.weight" in out
 
 
-def test_corrupt_page_in_a_column_no_value_check_reads(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_page_in_a_column_no_value_check_reads(good_release: Path, gate_run: GateRun) -> None:
     """responses.content feeds no value check, but the gate reads and decodes every page of
     every column: a corrupt page there is refused by name, not left to fail later in dbt."""
     path = good_release / "responses.parquet"
@@ -362,14 +418,14 @@ def test_corrupt_page_in_a_column_no_value_check_reads(good_release: Path, capsy
     data[offset : offset + 64] = b"\xab" * 64
     path.write_bytes(bytes(data))
     refresh_manifest(good_release)
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     failed = fail_lines(out)
     assert code == 1
     assert "responses.parquet cannot be read in full" in failed["readable responses.*"], out
     assert "PASS readable criteria.*" in out and "PASS weight_range criteria.weight" in out
 
 
-def test_invalid_utf8_in_a_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_invalid_utf8_in_a_reply(good_release: Path, gate_run: GateRun) -> None:
     responses = read_table(good_release, "responses")
     column = responses.schema.get_field_index("content")
     content = responses["content"].combine_chunks()
@@ -377,7 +433,7 @@ def test_invalid_utf8_in_a_reply(good_release: Path, capsys: pytest.CaptureFixtu
     broken = bytes(text).replace(b"e", b"\xff", 1)  # one byte that is no UTF-8
     bad = pa.Array.from_buffers(pa.string(), len(content), [validity, offsets, pa.py_buffer(broken)])
     rewrite_table(good_release, "responses", responses.set_column(column, "content", bad))
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     failed = fail_lines(out)
     assert code == 1
     line = failed["readable responses.*"]
@@ -385,19 +441,19 @@ def test_invalid_utf8_in_a_reply(good_release: Path, capsys: pytest.CaptureFixtu
     assert all("responses" in label or "could not be evaluated" in failed[label] for label in failed), out
 
 
-def test_a_release_without_tasks(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_release_without_tasks(good_release: Path, gate_run: GateRun) -> None:
     for table in ("tasks", "turns", "criteria", "responses", "judge_labels", "calibration_labels"):
         rewrite_table(good_release, table, read_table(good_release, table).slice(0, 0))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "has_tasks tasks.task_id",
         "the release has no task",
         "the contract wants at least one task",
     )
 
 
-def test_a_release_without_a_ranked_model(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_release_without_a_ranked_model(good_release: Path, gate_run: GateRun) -> None:
     """Only the clinician reference replies: nothing to rank (the bootstrap would crash)."""
     keep = {"models": "model_id", "responses": "model_id", "redteam_transcripts": "model_id"}
     for table, column in keep.items():
@@ -409,7 +465,7 @@ def test_a_release_without_a_ranked_model(good_release: Path, capsys: pytest.Cap
         rewrite_table(good_release, table, data.filter(pc.is_in(data["response_id"], replies)))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "has_ranked_model models.kind",
         "the release has no model of kind 'model'",
         "at least one ranked model",
@@ -420,35 +476,33 @@ def test_a_release_without_a_ranked_model(good_release: Path, capsys: pytest.Cap
 # columns and types
 
 
-def test_missing_column(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_column(good_release: Path, files_run: FilesRun) -> None:
     rewrite_table(good_release, "criteria", read_table(good_release, "criteria").drop_columns(["text"]))
-    assert_fails(good_release, capsys, "schema_columns criteria.text", "criteria.parquet lacks column text")
+    assert_fails(good_release, files_run, "schema_columns criteria.text", "criteria.parquet lacks column text")
 
 
-def test_extra_column(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_extra_column(good_release: Path, files_run: FilesRun) -> None:
     tasks = read_table(good_release, "tasks")
     rewrite_table(good_release, "tasks", tasks.append_column("note", pa.array(["x"] * tasks.num_rows)))
-    assert_fails(good_release, capsys, "schema_columns tasks.note", "tasks.parquet has extra column note")
+    assert_fails(good_release, files_run, "schema_columns tasks.note", "tasks.parquet has extra column note")
 
 
 @pytest.mark.parametrize(
     ("arrow_type", "shown"), [(pa.float64(), "double"), (pa.string(), "string"), (pa.int64(), "int64")]
 )
-def test_weight_of_another_type(
-    good_release: Path, capsys: pytest.CaptureFixture[str], arrow_type: pa.DataType, shown: str
-) -> None:
+def test_weight_of_another_type(good_release: Path, files_run: FilesRun, arrow_type: pa.DataType, shown: str) -> None:
     criteria = read_table(good_release, "criteria")
     i = criteria.schema.get_field_index("weight")
     rewrite_table(good_release, "criteria", criteria.set_column(i, "weight", criteria["weight"].cast(arrow_type)))
-    assert_fails(good_release, capsys, "schema_types criteria.weight", f"weight is {shown}, expected int32")
+    assert_fails(good_release, files_run, "schema_types criteria.weight", f"weight is {shown}, expected int32")
 
 
-def test_null_weight(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_null_weight(good_release: Path, gate_run: GateRun) -> None:
     target = criterion_id(4, 2)
     row = read_table(good_release, "criteria")["criterion_id"].to_pylist().index(target)
     set_null(good_release, "criteria", "weight", (row,))
     assert_fails(
-        good_release, capsys, "not_null criteria.weight", "1 row with a null weight", f"{quote(target)} (row {row})"
+        good_release, gate_run, "not_null criteria.weight", "1 row with a null weight", f"{quote(target)} (row {row})"
     )
 
 
@@ -457,44 +511,44 @@ def test_null_weight(good_release: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 @pytest.mark.parametrize("weight", [0, 21, -3])
-def test_weight_out_of_range(good_release: Path, capsys: pytest.CaptureFixture[str], weight: int) -> None:
+def test_weight_out_of_range(good_release: Path, gate_run: GateRun, weight: int) -> None:
     target = criterion_id(1, 2)
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == target, "weight", weight))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "weight_range criteria.weight",
         "1 criterion with a weight outside 1..20",
         f"{quote(target)} ({weight})",
     )
 
 
-def test_task_with_five_criteria(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_with_five_criteria(good_release: Path, gate_run: GateRun) -> None:
     drop_criterion(good_release, criterion_id(0, 5))  # task 1 has 6
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "criteria_per_task criteria.task_id",
         "1 task with fewer than 6 or more than 20 criteria",
         f"{quote(T1)} (5)",
     )
 
 
-def test_task_with_twenty_one_criteria(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_with_twenty_one_criteria(good_release: Path, gate_run: GateRun) -> None:
     add_criteria(good_release, 1, 14)  # task 2 has 7
-    assert_fails(good_release, capsys, "criteria_per_task criteria.task_id", f"{quote(T2)} (21)")
+    assert_fails(good_release, gate_run, "criteria_per_task criteria.task_id", f"{quote(T2)} (21)")
 
 
-def test_task_with_twenty_criteria_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_with_twenty_criteria_passes(good_release: Path, gate_run: GateRun) -> None:
     add_criteria(good_release, 1, 13)
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     assert code == 0, out
 
 
-def test_task_without_criteria(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_without_criteria(good_release: Path, gate_run: GateRun) -> None:
     for k in range(7):  # task 6 has 7
         drop_criterion(good_release, criterion_id(5, k))
-    assert_fails(good_release, capsys, "criteria_per_task criteria.task_id", f"{quote(T6)} (0)")
+    assert_fails(good_release, gate_run, "criteria_per_task criteria.task_id", f"{quote(T6)} (0)")
 
 
 # --------------------------------------------------------------------------------------
@@ -552,14 +606,14 @@ def _duplicate_row(where: Callable[[pd.DataFrame], pd.Series]) -> Callable[[pd.D
 )
 def test_duplicate_key(
     good_release: Path,
-    capsys: pytest.CaptureFixture[str],
+    gate_run: GateRun,
     table: str,
     where: Callable[[pd.DataFrame], pd.Series],
     label: str,
     named: str,
 ) -> None:
     edit(good_release, table, _duplicate_row(where))
-    line = assert_fails(good_release, capsys, label, named)
+    line = assert_fails(good_release, gate_run, label, named)
     assert line.endswith(named)  # one key, shown once: no "and more"
     if table == "judge_labels":  # counted as surplus rows
         assert ": 1 row repeating the (response_id, criterion_id, judge_id, sample_index) of another row" in line
@@ -567,7 +621,7 @@ def test_duplicate_key(
         assert ": 2 rows sharing a" in line
 
 
-def test_duplicate_label_with_wide_sample_indexes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_duplicate_label_with_wide_sample_indexes(good_release: Path, gate_run: GateRun) -> None:
     # sample_index 99 leaves the per-pair slot mask too narrow: the exact full-key aggregate runs
     reply, crit = response_id(2, 3), criterion_id(3, 2)
     pair = lambda d: (d.response_id == reply) & (d.criterion_id == crit) & (d.judge_id == "judge-a")  # noqa: E731
@@ -584,13 +638,13 @@ def test_duplicate_label_with_wide_sample_indexes(good_release: Path, capsys: py
     )
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "unique judge_labels.(response_id, criterion_id, judge_id, sample_index)",
         f'({quote(reply)}, {quote(crit)}, "judge-a", 99) (2)',
     )
 
 
-def test_duplicate_response_id(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_duplicate_response_id(good_release: Path, gate_run: GateRun) -> None:
     # a second reply of model 2 to task 1 that reuses the id of its reply to task 2
     target = response_id(1, 1)
     edit(
@@ -600,14 +654,14 @@ def test_duplicate_response_id(good_release: Path, capsys: pytest.CaptureFixture
     )
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "unique responses.response_id",
         f"{quote(target)} (2)",
         also={"unique responses.(task_id, model_id)"},
     )
 
 
-def test_duplicate_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_duplicate_reply(good_release: Path, gate_run: GateRun) -> None:
     # a second, fully labelled reply of model 3 to task 5
     original, extra = response_id(2, 4), "R-second-reply"
     edit(
@@ -622,7 +676,7 @@ def test_duplicate_reply(good_release: Path, capsys: pytest.CaptureFixture[str])
     )
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "unique responses.(task_id, model_id)",
         "2 replies to a (task, model) pair that has more than one reply",
         f"({quote(T5)}, {quote(MODEL_IDS[2])}) (2)",
@@ -702,21 +756,21 @@ GHOST = "T-ghost'; --"
     ],
 )
 def test_dangling_reference(
-    good_release: Path, capsys: pytest.CaptureFixture[str], table: str, row: dict[str, object], label: str, named: str
+    good_release: Path, gate_run: GateRun, table: str, row: dict[str, object], label: str, named: str
 ) -> None:
     edit(good_release, table, lambda d: pd.concat([d, pd.DataFrame([row])], ignore_index=True))
     # a reply to task 1 (by an unknown model) is also a reply without judge labels
     also = {"labels_complete judge_labels.(response_id, criterion_id)"} if row.get("model_id") == "nobody" else set()
-    assert_fails(good_release, capsys, label, named, also=also)
+    assert_fails(good_release, gate_run, label, named, also=also)
 
 
-def test_task_without_turns(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_without_turns(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "turns", lambda d: d[d.task_id != T3])
-    assert_fails(good_release, capsys, "task_has_turns turns.task_id", "1 task without any turn", quote(T3))
+    assert_fails(good_release, gate_run, "task_has_turns turns.task_id", "1 task without any turn", quote(T3))
 
 
 @pytest.mark.parametrize("table", ["judge_labels", "calibration_labels"])
-def test_label_on_criterion_of_another_task(good_release: Path, capsys: pytest.CaptureFixture[str], table: str) -> None:
+def test_label_on_criterion_of_another_task(good_release: Path, gate_run: GateRun, table: str) -> None:
     reply, own, foreign = response_id(0, 0), criterion_id(0, 1), criterion_id(1, 1)
     edit(
         good_release,
@@ -732,7 +786,7 @@ def test_label_on_criterion_of_another_task(good_release: Path, capsys: pytest.C
     )
     line = assert_fails(
         good_release,
-        capsys,
+        gate_run,
         f"same_task {table}.criterion_id",
         "on a criterion of another task",
         quote(reply),
@@ -747,32 +801,32 @@ def test_label_on_criterion_of_another_task(good_release: Path, capsys: pytest.C
 # completeness
 
 
-def test_missing_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_reply(good_release: Path, gate_run: GateRun) -> None:
     gone = response_id(1, 2)
     for table in ("responses", "judge_labels", "calibration_labels"):
         edit(good_release, table, lambda d: d[d.response_id != gone])
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "responses_complete responses.(task_id, model_id)",
         "1 (model, task) pair without a reply",
         f"({quote(MODEL_IDS[1])}, {quote(T3)})",
     )
 
 
-def test_missing_labels_for_a_pair(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_labels_for_a_pair(good_release: Path, gate_run: GateRun) -> None:
     reply, crit = response_id(4, 3), criterion_id(3, 4)
     edit(good_release, "judge_labels", lambda d: d[~((d.response_id == reply) & (d.criterion_id == crit))])
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "labels_complete judge_labels.(response_id, criterion_id)",
         "1 (reply, criterion of its task) pair without any judge label",
         f"({quote(reply)}, {quote(crit)})",
     )
 
 
-def test_missing_labels_beside_a_null_judge_id(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_labels_beside_a_null_judge_id(good_release: Path, gate_run: GateRun) -> None:
     """One named judge, and a label without a judge_id on another pair: that pair has two
     label groups, which must not stand in for the pair without labels (a null judge_id is
     a judge of its own, as for the verdicts)."""
@@ -791,7 +845,7 @@ def test_missing_labels_beside_a_null_judge_id(good_release: Path, capsys: pytes
     edit(good_release, "judge_labels", change)
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "labels_complete judge_labels.(response_id, criterion_id)",
         "1 (reply, criterion of its task) pair without any judge label",
         f"({quote(reply)}, {quote(crit)})",
@@ -799,12 +853,12 @@ def test_missing_labels_beside_a_null_judge_id(good_release: Path, capsys: pytes
     )
 
 
-def test_missing_labels_for_a_whole_reply(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_labels_for_a_whole_reply(good_release: Path, gate_run: GateRun) -> None:
     reply = response_id(len(MODEL_IDS), 4)  # the clinician reference's reply to task 5
     edit(good_release, "judge_labels", lambda d: d[d.response_id != reply])
     line = assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "labels_complete judge_labels.(response_id, criterion_id)",
         f"({quote(reply)}, {quote(criterion_id(4, 0))})",
     )
@@ -816,20 +870,20 @@ def test_missing_labels_for_a_whole_reply(good_release: Path, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize("table", ["judge_labels", "calibration_labels"])
-def test_null_met(good_release: Path, capsys: pytest.CaptureFixture[str], table: str) -> None:
+def test_null_met(good_release: Path, gate_run: GateRun, table: str) -> None:
     row = set_null(good_release, table, "met", (5,))[0]
     assert_fails(
-        good_release, capsys, f"not_null {table}.met", "1 row with a null met", "(row 5)", quote(row["response_id"])
+        good_release, gate_run, f"not_null {table}.met", "1 row with a null met", "(row 5)", quote(row["response_id"])
     )
 
 
-def test_null_sample_index(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_null_sample_index(good_release: Path, gate_run: GateRun) -> None:
     """The one pass does not count these labels: a group holding one has no sample mask, and
     only then are they counted in the raw file."""
     row = set_null(good_release, "judge_labels", "sample_index", (5, 9))[0]
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "not_null judge_labels.sample_index",
         "2 rows with a null sample_index",
         "(row 5)",
@@ -871,16 +925,18 @@ def test_narrow_numbers_are_widened_for_great_expectations() -> None:
     assert (share.success, share.unexpected_count, share.unexpected_index) == (False, 1, [1])
 
 
-def test_no_clinician_reference(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_clinician_reference(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "models", lambda d: set_cell(d, d.model_id == CLINICIAN_ID, "kind", "model"))
-    assert_fails(good_release, capsys, "one_clinician_reference models.kind", "no model has kind 'clinician_reference'")
+    assert_fails(
+        good_release, gate_run, "one_clinician_reference models.kind", "no model has kind 'clinician_reference'"
+    )
 
 
-def test_two_clinician_references(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_clinician_references(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "models", lambda d: set_cell(d, d.model_id == MODEL_IDS[2], "kind", "clinician_reference"))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "one_clinician_reference models.kind",
         "2 models have kind 'clinician_reference'",
         quote(MODEL_IDS[2]),
@@ -924,7 +980,7 @@ def test_two_clinician_references(good_release: Path, capsys: pytest.CaptureFixt
 )
 def test_bad_value(
     good_release: Path,
-    capsys: pytest.CaptureFixture[str],
+    gate_run: GateRun,
     table: str,
     key: str,
     target: str,
@@ -934,23 +990,23 @@ def test_bad_value(
     problem: str,
 ) -> None:
     edit(good_release, table, lambda d: set_cell(d, d[key] == target, column, value))
-    line = assert_fails(good_release, capsys, label, problem, quote(target))
+    line = assert_fails(good_release, gate_run, label, problem, quote(target))
     if value:
         assert f"{quote(target)} ({quote(value)})" in line
 
 
-def test_empty_turn_content(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_turn_content(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "turns", lambda d: set_cell(d, (d.task_id == T2) & (d.turn_index == 1), "content", ""))
-    assert_fails(good_release, capsys, "non_empty turns.content", "1 turn with an empty content", f"({quote(T2)}, 1)")
+    assert_fails(good_release, gate_run, "non_empty turns.content", "1 turn with an empty content", f"({quote(T2)}, 1)")
 
 
-def test_empty_reply_is_allowed(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_reply_is_allowed(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "responses", lambda d: set_cell(d, d.response_id == response_id(0, 0), "content", ""))
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     assert code == 0, out
 
 
-def test_negative_sample_index(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_negative_sample_index(good_release: Path, gate_run: GateRun) -> None:
     reply, crit = response_id(3, 1), criterion_id(1, 0)
     edit(
         good_release,
@@ -961,7 +1017,7 @@ def test_negative_sample_index(good_release: Path, capsys: pytest.CaptureFixture
     )
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "sample_index_non_negative judge_labels.sample_index",
         "1 judge label with a negative sample_index",
         f'({quote(reply)}, {quote(crit)}, "judge-b\'", -1)',
@@ -972,39 +1028,37 @@ def test_negative_sample_index(good_release: Path, capsys: pytest.CaptureFixture
 # turns
 
 
-def test_turns_with_a_gap(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_turns_with_a_gap(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "turns", lambda d: set_cell(d, (d.task_id == T2) & (d.turn_index == 2), "turn_index", 3))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "turns_contiguous turns.turn_index",
         "whose turn_index values are not 0, 1, ..., n-1",
         f"{quote(T2)} ([0,1,3])",
     )
 
 
-def test_turns_not_starting_at_zero(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_turns_not_starting_at_zero(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "turns", lambda d: d.assign(turn_index=d.turn_index + (d.task_id == T1).astype("int32")))
-    assert_fails(good_release, capsys, "turns_contiguous turns.turn_index", f"{quote(T1)} ([1])")
+    assert_fails(good_release, gate_run, "turns_contiguous turns.turn_index", f"{quote(T1)} ([1])")
 
 
-def test_turns_ending_on_assistant(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_turns_ending_on_assistant(good_release: Path, gate_run: GateRun) -> None:
     extra = {"task_id": T4, "turn_index": 5, "role": "assistant", "content": "I'm here with you."}
     edit(good_release, "turns", lambda d: pd.concat([d, pd.DataFrame([extra])], ignore_index=True))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "turns_end_with_user turns.role",
         "whose last turn is not a user turn",
         f'{quote(T4)} ("assistant")',
     )
 
 
-def test_turns_starting_with_assistant_and_not_alternating(
-    good_release: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_turns_starting_with_assistant_and_not_alternating(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "turns", lambda d: set_cell(d, (d.task_id == T6) & (d.turn_index == 0), "role", "assistant"))
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     failed = fail_lines(out)
     assert code == 1
     assert set(failed) == {
@@ -1016,53 +1070,53 @@ def test_turns_starting_with_assistant_and_not_alternating(
     assert f"{quote(T6)} (2, 1)" in failed["user_turn_count tasks.n_user_turns"]
 
 
-def test_wrong_user_turn_count(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_user_turn_count(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "tasks", lambda d: set_cell(d, d.task_id == T5, "n_user_turns", 2))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "user_turn_count tasks.n_user_turns",
         "whose n_user_turns differs from its number of user turns",
         f"{quote(T5)} (2, 1)",
     )
 
 
-def test_zero_user_turns(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_zero_user_turns(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "tasks", lambda d: set_cell(d, d.task_id == T3, "n_user_turns", 0))
     assert_fails(
         good_release,
-        capsys,
+        gate_run,
         "n_user_turns_positive tasks.n_user_turns",
         f"{quote(T3)} (0)",
         also={"user_turn_count tasks.n_user_turns"},
     )
 
 
-def test_unknown_role(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_role(good_release: Path, gate_run: GateRun) -> None:
     edit(
         good_release,
         "redteam_transcripts",
         lambda d: set_cell(d, (d.transcript_id == "RT-1'") & (d.turn_index == 3), "role", "system"),
     )
-    assert_fails(good_release, capsys, "known_role redteam_transcripts.role", '("RT-1\'", 3) ("system")')
+    assert_fails(good_release, gate_run, "known_role redteam_transcripts.role", '("RT-1\'", 3) ("system")')
 
 
-def test_redteam_gap(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_redteam_gap(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "redteam_transcripts", lambda d: d[~((d.transcript_id == "RT-1'") & (d.turn_index == 1))])
-    assert_fails(good_release, capsys, "turns_contiguous redteam_transcripts.turn_index", '"RT-1\'" ([0,2,3])')
+    assert_fails(good_release, gate_run, "turns_contiguous redteam_transcripts.turn_index", '"RT-1\'" ([0,2,3])')
 
 
-def test_null_key_is_shown_by_row(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_null_key_is_shown_by_row(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == criterion_id(0, 0), "criterion_id", None))
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     line = fail_lines(out)["not_null criteria.criterion_id"]
     assert "1 row with a null criterion_id; criterion_id (file row): NULL (row 0)" in line
     assert code == 1
 
 
-def test_many_offenders_are_counted_and_capped(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_many_offenders_are_counted_and_capped(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "judge_labels", lambda d: d.assign(sample_index=-1 - d.index.to_series().astype("int32")))
-    line = assert_fails(good_release, capsys, "sample_index_non_negative judge_labels.sample_index")
+    line = assert_fails(good_release, gate_run, "sample_index_non_negative judge_labels.sample_index")
     n = read_table(good_release, "judge_labels").num_rows
     assert line.split(": ")[1].startswith(f"{n} judge labels with a negative sample_index")
     assert line.endswith(f"and {n - 20} more")
@@ -1090,6 +1144,7 @@ def run_within(seconds: int, release: Path) -> tuple[int, str]:
     return done.returncode, done.stdout
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["judge_labels.parquet", "redteam_transcripts.parquet"])
 def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_release: Path, name: str) -> None:
     (good_release / name).unlink()
@@ -1102,6 +1157,7 @@ def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_rel
 UNDER_PYTHON_C = "import sys; from distressbench.cli import main; sys.exit(main())"
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(("command", "done_line"), [("gate", "gate PASSED"), ("build", "published ")])
 def test_under_python_c_a_gate_or_build_passes(
     good_release: Path, tmp_path: Path, command: str, done_line: str
@@ -1121,6 +1177,7 @@ def test_under_python_c_a_gate_or_build_passes(
     assert done_line in done.stdout
 
 
+@pytest.mark.integration
 def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release: Path) -> None:
     """pyspark's Spark Connect module, which GX imports, ends a process from its import when
     __main__ has no file and grpc is missing; the spark extra installs pyspark with its
@@ -1133,6 +1190,7 @@ def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release
     assert "gate PASSED" in done.stdout
 
 
+@pytest.mark.integration
 def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> None:
     (good_release / "manifest.json").unlink()
     os.mkfifo(good_release / "manifest.json")
@@ -1141,44 +1199,42 @@ def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> No
     assert "manifest.json is a FIFO, not a regular file" in fail_lines(out)["manifest_json"]
 
 
-def test_a_folder_named_like_a_release_file_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_named_like_a_release_file_is_refused(good_release: Path, files_run: FilesRun) -> None:
     (good_release / "turns.parquet").unlink()
     (good_release / "turns.parquet").mkdir()
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, files_run)
     assert code == 1
     assert '"turns.parquet" (a folder)' in fail_lines(out)["regular_files"]
 
 
-def test_a_deeply_nested_manifest_is_refused_by_name(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_deeply_nested_manifest_is_refused_by_name(good_release: Path, files_run: FilesRun) -> None:
     text = _raw_manifest(good_release)
     (good_release / "manifest.json").write_text(text[:-2] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
-    line = assert_fails(good_release, capsys, "manifest_json", "nested 100001 deep", "at most 8")
+    line = assert_fails(good_release, files_run, "manifest_json", "nested 100001 deep", "at most 8")
     assert "Traceback" not in line
 
 
-def test_a_manifest_with_a_repeated_key_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_manifest_with_a_repeated_key_is_refused(good_release: Path, files_run: FilesRun) -> None:
     text = _raw_manifest(good_release)
     (good_release / "manifest.json").write_text(text.replace('"release":', '"release": "other", "release":', 1))
-    assert_fails(good_release, capsys, "manifest_json", 'key "release" appears more than once')
+    assert_fails(good_release, files_run, "manifest_json", 'key "release" appears more than once')
 
 
-def test_a_huge_manifest_is_refused_before_parsing(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_huge_manifest_is_refused_before_parsing(good_release: Path, files_run: FilesRun) -> None:
     edit_manifest(good_release, padding="x" * (contract.MANIFEST_MAX_BYTES + 1))
-    assert_fails(good_release, capsys, "manifest_json", f"larger than {contract.MANIFEST_MAX_BYTES} bytes")
+    assert_fails(good_release, files_run, "manifest_json", f"larger than {contract.MANIFEST_MAX_BYTES} bytes")
 
 
-def test_a_manifest_with_nan_is_refused(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_manifest_with_nan_is_refused(good_release: Path, files_run: FilesRun) -> None:
     text = _raw_manifest(good_release)
     (good_release / "manifest.json").write_text(text.replace('"schema_version": 1', '"schema_version": NaN', 1))
-    assert_fails(good_release, capsys, "manifest_json", "NaN is not a JSON number")
+    assert_fails(good_release, files_run, "manifest_json", "NaN is not a JSON number")
 
 
 @pytest.mark.parametrize(
     "created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"]
 )
-def test_created_at_must_be_an_iso_8601_timestamp(
-    good_release: Path, capsys: pytest.CaptureFixture[str], created_at: object
-) -> None:
+def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, files_run: FilesRun, created_at: object) -> None:
     path = good_release / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8"))
     if created_at == "MISSING":
@@ -1188,7 +1244,7 @@ def test_created_at_must_be_an_iso_8601_timestamp(
     path.write_text(json.dumps(manifest), encoding="utf-8")
     assert_fails(
         good_release,
-        capsys,
+        files_run,
         "manifest_created_at manifest.created_at",
         "ISO 8601",
         "missing" if created_at == "MISSING" else json.dumps(created_at),
@@ -1196,19 +1252,17 @@ def test_created_at_must_be_an_iso_8601_timestamp(
 
 
 @pytest.mark.parametrize("created_at", ["2026-11-01T00:00:00Z", "2026-11-01T00:00:00+02:00", "2026-11-01 08:30:00.123"])
-def test_iso_8601_timestamps_pass(good_release: Path, capsys: pytest.CaptureFixture[str], created_at: str) -> None:
+def test_iso_8601_timestamps_pass(good_release: Path, gate_run: GateRun, created_at: str) -> None:
     edit_manifest(good_release, created_at=created_at)
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     assert code == 0, out
 
 
-def test_a_release_id_of_more_than_100_characters_is_refused(
-    good_release: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path, gate_run: GateRun) -> None:
     edit_manifest(good_release, release="r" * 101)
-    assert_fails(good_release, capsys, "manifest_release_id manifest.release", "(101 characters)", "at most 100")
+    assert_fails(good_release, gate_run, "manifest_release_id manifest.release", "(101 characters)", "at most 100")
     edit_manifest(good_release, release="r" * 100)
-    assert run(good_release, capsys)[0] == 0
+    assert run(good_release, gate_run)[0] == 0
 
 
 @pytest.mark.parametrize(
@@ -1222,13 +1276,13 @@ def test_a_release_id_of_more_than_100_characters_is_refused(
     ],
 )
 def test_derived_from_must_have_its_shape(
-    good_release: Path, capsys: pytest.CaptureFixture[str], derived_from: object, named: str
+    good_release: Path, files_run: FilesRun, derived_from: object, named: str
 ) -> None:
     edit_manifest(good_release, derived_from=derived_from)
-    assert_fails(good_release, capsys, "manifest_derived_from manifest.derived_from", named)
+    assert_fails(good_release, files_run, "manifest_derived_from manifest.derived_from", named)
 
 
-def test_a_well_formed_derived_from_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_well_formed_derived_from_passes(good_release: Path, gate_run: GateRun) -> None:
     edit_manifest(good_release, derived_from={"release": "base-1", "manifest_sha256": "a" * 64})
-    code, out = run(good_release, capsys)
+    code, out = run(good_release, gate_run)
     assert code == 0, out

@@ -19,12 +19,11 @@ import pytest
 
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.results import Recorder
-from distressbench.gate.staging import gate
 from distressbench.publish.checks import verify_release_unchanged
 from distressbench.release import contract
 from distressbench.release.release import load_release, parquet_columns
-from distressbench.settings import Settings
 from distressbench.submit import submit
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import MODEL_IDS, build_tables, edit_manifest, make_release, read_table, refresh_manifest
 from fixtures.submission_factory import split_release
 
@@ -76,14 +75,14 @@ def test_strings_however_encoded_are_strings(tmp_path: Path, writer: str) -> Non
     assert pq.read_schema(release / "tasks.parquet").field("task_id").type != pa.string()  # as the writer wrote it
 
 
-def test_a_release_of_every_string_encoding_passes_the_gate(tmp_path: Path) -> None:
+def test_a_release_of_every_string_encoding_passes_the_gate(shared_gate: SharedGate, tmp_path: Path) -> None:
     """Staging and the value checks read such files too: each table in another encoding."""
     release = make_release(tmp_path / "release")
     names = sorted(WRITERS)
     for i, (table, data) in enumerate(build_tables().items()):
         WRITERS[names[i % len(names)]](data, release / contract.file_name(table))
     refresh_manifest(release)
-    report = gate(release, None, Settings(), echo=False)
+    report = shared_gate(release, echo=False)
     assert report.passed, [c.line() for c in report.failures]
 
 
@@ -127,7 +126,7 @@ def test_bytes_that_are_not_utf8_text_are_not_strings(tmp_path: Path) -> None:
     ]
 
 
-def test_submit_accepts_strings_however_encoded(tmp_path: Path) -> None:
+def test_submit_accepts_strings_however_encoded(shared_gate: SharedGate, tmp_path: Path) -> None:
     original = make_release(tmp_path / "original", release_id="fixture-original")
     split_release(original, MODEL_IDS[1], tmp_path / "base", tmp_path / "submission", base_id="fixture-base")
     for table in ("models", "responses", "judge_labels"):
@@ -136,7 +135,7 @@ def test_submit_accepts_strings_however_encoded(tmp_path: Path) -> None:
         assert pq.read_schema(path).field("response_id" if table != "models" else "model_id").type == pa.large_string()
     out = tmp_path / "derived"
     submit(tmp_path / "base", tmp_path / "submission", out, echo=False)
-    assert gate(out, None, Settings(), echo=False).passed
+    assert shared_gate(out, echo=False).passed
     for table in contract.release_files(original):
         assert sorted(map(repr, read_table(out, table).to_pylist())) == sorted(
             map(repr, read_table(original, table).to_pylist())
@@ -173,7 +172,7 @@ def test_a_wrong_upper_case_sha256_still_fails(tmp_path: Path) -> None:
     assert [c.label for c in failed] == ["file_sha256 tasks"]
 
 
-def test_a_symlink_out_of_the_release_folder_is_refused_by_name(tmp_path: Path) -> None:
+def test_a_symlink_out_of_the_release_folder_is_refused_by_name(shared_gate: SharedGate, tmp_path: Path) -> None:
     release = make_release(tmp_path / "release")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -185,7 +184,7 @@ def test_a_symlink_out_of_the_release_folder_is_refused_by_name(tmp_path: Path) 
     assert failed[0].examples == ['"turns.parquet"']
     assert "symlink to a file outside the release folder" in failed[0].message
     assert "turns" not in check_schemas(load_release(release), Recorder(echo=False))  # never read
-    report = gate(release, None, Settings(), echo=False)
+    report = shared_gate(release, echo=False)
     assert not report.passed and "files_inside" in {c.check for c in report.failures}
 
 

@@ -100,6 +100,7 @@ def test_format_table_aligns_wide_and_combining_characters_by_terminal_columns()
     assert {display_width(line) for line in lines} == {8}
 
 
+@pytest.mark.integration
 def test_a_reader_that_stops_early_ends_the_command_quietly(small_warehouse: Path) -> None:
     """`distressbench sql ... | head -1`: the rest of the output has nowhere to go; the command
     ends as a program ended by SIGPIPE does (exit 141), with nothing on stderr."""

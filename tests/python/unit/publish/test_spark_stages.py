@@ -37,6 +37,7 @@ def test_a_remote_reaches_the_spark_process_only_when_the_build_is_given_one() -
     assert remote["SPARK_REMOTE"] == "sc://cluster:15002" and dbt_target(remote) == "spark_connect"
 
 
+@pytest.mark.integration
 def test_a_stage_that_fails_in_the_spark_process_fails_the_build_at_that_stage(tmp_path: Path) -> None:
     stages = SparkStages.start(tmp_path / "release", tmp_path)
     try:

@@ -10,13 +10,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench.gate.staging import gate
 from distressbench.publish.checks import verify_release_unchanged
 from distressbench.publish.stages import StageFailed
 from distressbench.release import contract
 from distressbench.release import manifest as manifest_module
 from distressbench.release.release import load_release
-from distressbench.settings import Settings
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import edit_manifest, read_table
 
 
@@ -59,7 +58,7 @@ def test_an_absent_manifest_is_no_error_of_loading(tmp_path: Path) -> None:
 
 
 def test_the_gate_checks_the_release_as_loaded_without_reading_its_files_again(
-    good_release: Path, monkeypatch: pytest.MonkeyPatch
+    shared_gate: SharedGate, good_release: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once loaded, no manifest parse, hash or footer read happens again in the file and
     schema stages (their inputs come from the Release)."""
@@ -71,12 +70,14 @@ def test_the_gate_checks_the_release_as_loaded_without_reading_its_files_again(
     monkeypatch.setattr(manifest_module, "_open_regular", refuse)
     monkeypatch.setattr(pq, "ParquetFile", refuse)
     monkeypatch.setattr(pq, "read_schema", refuse)
-    report = gate(release, None, Settings(), echo=False)
+    report = shared_gate(release, echo=False)
     assert report.passed, [c.line() for c in report.failures]
     assert report.release_dir == str(good_release)
 
 
-def test_the_gate_reports_a_loaded_hash_that_differs_from_the_manifest(good_release: Path) -> None:
+def test_the_gate_reports_a_loaded_hash_that_differs_from_the_manifest(
+    shared_gate: SharedGate, good_release: Path
+) -> None:
     edit_manifest(
         good_release,
         files={
@@ -84,7 +85,7 @@ def test_the_gate_reports_a_loaded_hash_that_differs_from_the_manifest(good_rele
             "tasks.parquet": {"sha256": "0" * 64, "rows": read_table(good_release, "tasks").num_rows},
         },
     )
-    report = gate(load_release(good_release), None, Settings(), echo=False)
+    report = shared_gate(load_release(good_release), echo=False)
     failed = {c.label for c in report.failures}
     assert failed == {"file_sha256 tasks"}, failed
 

@@ -62,12 +62,14 @@ def test_settings_come_from_the_environment_once_with_one_default_each() -> None
         Settings.from_environment({"DISTRESSBENCH_THREADS": "two"})
 
 
+@pytest.mark.integration
 def test_a_gate_writes_nothing_into_the_environment(releases: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = dict(os.environ)
     assert cli.main(["gate", str(releases / "a")]) == 0
     assert dict(os.environ) == before
 
 
+@pytest.mark.integration
 def test_an_unwritable_warehouse_folder_is_refused_before_any_stage(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,6 +108,7 @@ def _start_build(release: Path, warehouse: Path, output: Path) -> tuple[subproce
     return build, int(pid_file.read_text())
 
 
+@pytest.mark.integration
 def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -120,6 +123,7 @@ def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     assert _published_release(warehouse) == "fixture-b"
 
 
+@pytest.mark.integration
 def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -131,6 +135,7 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     assert _published_release(warehouse) == "fixture-b"
 
 
+@pytest.mark.integration
 def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path) -> None:
     """end_leftover ends a process whose command is dbt's (as a build killed before the
     kernel could end its child would leave) and leaves any other pid alone."""
@@ -149,6 +154,7 @@ def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path
         other.wait()
 
 
+@pytest.mark.integration
 def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

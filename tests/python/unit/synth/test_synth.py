@@ -393,6 +393,7 @@ def test_no_method_or_lethality_vocabulary(default_release: Path) -> None:
                 assert all(v.startswith(phrase_pools.SYNTHETIC_MARK) for v in values), (table, column)
 
 
+@pytest.mark.integration
 def test_ensure_default_release_reuses_and_repairs(
     default_release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
