@@ -13,7 +13,6 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from distressbench.gate.results import N_EXAMPLES
@@ -63,7 +62,6 @@ class GxRunner:
         """One Outcome per expectation, in the order given; at most n_examples failing rows each."""
         if not expectations:
             return []
-        frame = _widened(frame)
         for i, expectation in enumerate(expectations):
             expectation.meta = {"rule": i}
         with warnings.catch_warnings():
@@ -102,21 +100,3 @@ class GxRunner:
             error = str(info.get("exception_message")) if info.get("raised_exception") else None
             out[int(result.expectation_config.meta["rule"])] = (bool(result.success), dict(result.result or {}), error)
         return out
-
-
-def _widened(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with its narrower numpy numbers as int64 and float64 (the same values, index
-    and row order). GX's pandas range check is vectorised only for a column whose dtype is
-    int64 or float64 (`column.dtype in [int, float]`) and compares any other value by value in
-    Python (what that costs: docs/benchmarks.md, "Kept, and why")."""
-    narrow = [
-        column
-        for column, dtype in frame.dtypes.items()
-        if isinstance(dtype, np.dtype) and dtype.kind in "iuf" and dtype.itemsize < 8
-    ]
-    if not narrow:
-        return frame
-    widened = frame.copy(deep=False)  # only the widened columns are new memory
-    for column in narrow:
-        widened[column] = frame[column].astype("float64" if frame[column].dtype.kind == "f" else "int64")
-    return widened
