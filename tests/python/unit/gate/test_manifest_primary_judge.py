@@ -7,27 +7,30 @@ from pathlib import Path
 
 import pytest
 
-from distressbench import cli
+from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import JUDGES, edit_manifest
 
 
-def _gate(release: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:
-    code = cli.main(["gate", str(release)])
+def _gate(release: Path, gate: SharedGate, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:
+    """The exit code `distressbench gate` would end with, and its FAIL lines by check."""
+    code = 0 if gate(release).passed else 1
     out = capsys.readouterr().out
     failed = {line[5:].split(":", 1)[0]: line for line in out.splitlines() if line.startswith("FAIL ")}
     return code, failed
 
 
-def test_a_primary_judge_with_labels_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_primary_judge_with_labels_passes(
+    good_release: Path, shared_gate: SharedGate, capsys: pytest.CaptureFixture[str]
+) -> None:
     edit_manifest(good_release, primary_judge=JUDGES[1])
-    assert _gate(good_release, capsys) == (0, {})
+    assert _gate(good_release, shared_gate, capsys) == (0, {})
 
 
 def test_a_primary_judge_without_labels_is_refused_by_name(
-    good_release: Path, capsys: pytest.CaptureFixture[str]
+    good_release: Path, shared_gate: SharedGate, capsys: pytest.CaptureFixture[str]
 ) -> None:
     edit_manifest(good_release, primary_judge="judge-nobody")
-    code, failed = _gate(good_release, capsys)
+    code, failed = _gate(good_release, shared_gate, capsys)
     assert code == 1
     assert list(failed) == ["primary_judge_labelled judge_labels.judge_id"], failed
     line = failed["primary_judge_labelled judge_labels.judge_id"]
@@ -37,10 +40,10 @@ def test_a_primary_judge_without_labels_is_refused_by_name(
 
 @pytest.mark.parametrize("value", ["", 7, None])
 def test_a_primary_judge_that_is_no_judge_id_is_refused(
-    good_release: Path, capsys: pytest.CaptureFixture[str], value: object
+    good_release: Path, shared_gate: SharedGate, capsys: pytest.CaptureFixture[str], value: object
 ) -> None:
     edit_manifest(good_release, primary_judge=value)
-    code, failed = _gate(good_release, capsys)
+    code, failed = _gate(good_release, shared_gate, capsys)
     assert code == 1
     assert list(failed) == ["manifest_primary_judge manifest.primary_judge"], failed
     assert "must be the judge_id" in failed["manifest_primary_judge manifest.primary_judge"]
