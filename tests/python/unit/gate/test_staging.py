@@ -27,8 +27,7 @@ def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Pat
     edited = responses.set_column(column, "content", pa.array(contents, pa.string()))
     pq.write_table(edited, release / "responses.parquet")
     first = responses["response_id"].to_pylist()[:4]
-    tables = {t: release / contract.file_name(t) for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
-    tables = {t: p for t, p in tables.items() if p.exists()}
+    tables = contract.release_files(release)
     database, links = tmp_path / "gate.duckdb", link_folder(tmp_path)
     dbt = DbtProcess.start(
         database=database,
