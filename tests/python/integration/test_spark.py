@@ -354,7 +354,8 @@ def test_the_spark_process_ends_with_the_build(
             build.wait()
     if last_line is not None:
         printed = output.read_text().splitlines()
-        assert printed[-1] == last_line
+        # the dying Spark process may leave a partial line of blanks before the build's last word
+        assert printed[-1].strip() == last_line, printed[-20:]
         interruption = "Terminated" if stop == "SIGTERM" else "KeyboardInterrupt"
         assert f"build stopped at stage 'dbt build' ({interruption})" in printed, printed[-20:]
     assert not (tmp_path / "spark" / "current").exists()
