@@ -25,25 +25,26 @@ settings.load_profile("deterministic")
 
 from fixtures.release_factory import make_release  # noqa: E402
 
-# the session's published warehouses (paper_warehouse, case_warehouse, case_release), each
-# built on first use; the models compiled once to run on DuckDB directly (compiled_models); and
-# the dbt process for the gate (shared_gate)
+# the session's published warehouse (hostile_warehouse, of hostile_release), built on first
+# use; the models compiled once to run on DuckDB directly (compiled_models); and the dbt
+# process for the gate (shared_gate)
 pytest_plugins = [
-    "fixtures.warehouse_fixture",
-    "fixtures.case_fixture",
+    "fixtures.hostile_warehouse",
     "fixtures.compiled_models",
     "fixtures.gate_fixture",
 ]
 
 UNIT_FOLDER = Path(__file__).resolve().parent / "unit"
 # fixtures whose warehouse dbt builds: a test reading one is an integration test
-WAREHOUSE_FIXTURES = frozenset({"paper_warehouse", "case_warehouse", "case_release"})
+WAREHOUSE_FIXTURES = frozenset({"hostile_warehouse", "hostile_release"})
 
 SPARK_OUTCOMES: list[str] = []
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test with its tier (see the module's docstring)."""
+    """Mark each test with its tier (see the module's docstring), and put the files holding
+    Spark tests first: the Spark file is the suite's longest, so one worker starts it while
+    the other runs the rest (pyproject.toml: one worker per core, each file on one)."""
     for item in items:
         if item.get_closest_marker("integration") is not None:
             continue
@@ -52,6 +53,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.unit)
         else:
             item.add_marker(pytest.mark.integration)
+    spark_files = {item.path for item in items if item.get_closest_marker("spark") is not None}
+    items.sort(key=lambda item: item.path not in spark_files)
 
 
 @pytest.fixture(autouse=True)

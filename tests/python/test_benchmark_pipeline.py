@@ -16,12 +16,12 @@ from fixtures.release_factory import read_table, rewrite_table
 
 
 def test_the_pipeline_computes_the_builds_headline_metrics(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
-    pipeline.main(paper_warehouse.parent / "release")
+    pipeline.main(hostile_warehouse.parent / "release")
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         built = dict(connection.execute("select metric, value from marts.headline_metrics").fetchall())
         ((kappa,),) = connection.execute("select kappa from marts.judge_calibration where dimension = 'all'").fetchall()
     assert set(printed["headline"]) <= set(built)

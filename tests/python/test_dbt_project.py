@@ -84,11 +84,11 @@ def _release_build_artifacts(warehouse: Path) -> tuple[dict[str, Any], dict[str,
 LEFT_OUT_OF_THE_RELEASE_BUILD = {"release_invariant"}
 
 
-def test_the_release_build_runs_every_data_test_but_the_left_out_tags_as_a_node(paper_warehouse: Path) -> None:
+def test_the_release_build_runs_every_data_test_but_the_left_out_tags_as_a_node(hostile_warehouse: Path) -> None:
     """dbt's own run_results.json of the release build lists every data test of the project,
     passed, each a node, but those tagged release_invariant (the seeds'), which it leaves out;
     and no unit test."""
-    manifest, run = _release_build_artifacts(paper_warehouse)
+    manifest, run = _release_build_artifacts(hostile_warehouse)
     tests = {key: set(node["tags"]) for key, node in manifest["nodes"].items() if node["resource_type"] == "test"}
     left_out = {key for key, tags in tests.items() if tags & LEFT_OUT_OF_THE_RELEASE_BUILD}
     kept = tests.keys() - left_out
@@ -100,10 +100,10 @@ def test_the_release_build_runs_every_data_test_but_the_left_out_tags_as_a_node(
     assert not [key for key in ran if key.startswith("unit_test.")]
 
 
-def test_no_view_has_a_column_constraint(paper_warehouse: Path) -> None:
+def test_no_view_has_a_column_constraint(hostile_warehouse: Path) -> None:
     """dbt applies no constraint to a view (it warns and ignores it): a view's contract
     columns are checked by data tests instead."""
-    manifest, _ = _release_build_artifacts(paper_warehouse)
+    manifest, _ = _release_build_artifacts(hostile_warehouse)
     views = {key: node for key, node in manifest["nodes"].items() if node["config"].get("materialized") == "view"}
     assert {node["name"] for node in views.values()} >= {"verdicts", "cases"}
     constrained = {
@@ -116,10 +116,10 @@ def test_no_view_has_a_column_constraint(paper_warehouse: Path) -> None:
     assert not [node["name"] for node in views.values() if node.get("constraints")]
 
 
-def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_warehouse: Path) -> None:
+def test_the_published_file_carries_the_descriptions_of_what_dbt_built(hostile_warehouse: Path) -> None:
     """Every model the release build's dbt built has its yml description as its comment, and
     every described column of it its column's (the on-run-end hook comment_on_relations)."""
-    manifest, run = _release_build_artifacts(paper_warehouse)
+    manifest, run = _release_build_artifacts(hostile_warehouse)
     built = [manifest["nodes"][r["unique_id"]] for r in run["results"] if r["unique_id"].startswith("model.")]
     expected_relations = {(n["schema"], n["alias"]): n["description"] for n in built if n["description"]}
     expected_columns = {
@@ -128,7 +128,7 @@ def test_the_published_file_carries_the_descriptions_of_what_dbt_built(paper_war
         for name, column in n["columns"].items()
         if column["description"]
     }
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         relations = dict(
             ((schema, name), comment)
             for schema, name, comment in connection.execute(

@@ -73,9 +73,9 @@ def _assert_matches(connection: duckdb.DuckDBPyConnection, release: Path) -> Non
     assert (merged["role_x"] == merged["role_y"]).all() and (merged["content"] == merged["turn_text"]).all()
 
 
-def test_fixture_release_drill_down_marts_match_pandas(case_warehouse: Path, case_release: Path) -> None:
-    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
-        _assert_matches(connection, case_release)
+def test_fixture_release_drill_down_marts_match_pandas(hostile_warehouse: Path, hostile_release: Path) -> None:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
+        _assert_matches(connection, hostile_release)
         # the fixture exercises what the marts distinguish
         (empty, rnr, splits, ties) = connection.execute(
             "select (select count(*) from marts.cases where is_empty_reply),"
@@ -107,13 +107,13 @@ def test_synthetic_release_drill_down_marts_match_pandas(synthetic: tuple[Path, 
         assert n_hardest == 3 * 7
 
 
-def test_the_documented_drill_down_queries_run(case_warehouse: Path) -> None:
+def test_the_documented_drill_down_queries_run(hostile_warehouse: Path) -> None:
     readme = (settings.PROJECT_ROOT / "docs" / "querying.md").read_text(encoding="utf-8")
     section = readme.split("## Reading the conversations behind the numbers", 1)[1].split("\n## ", 1)[0]
     block = section.split("```sql", 1)[1].split("```", 1)[0]
     queries = [q.strip() for q in block.split(";") if q.strip()]
     assert len(queries) == 3
-    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         connection.execute("use marts")  # as `distressbench sql` does: unqualified names are the marts
         (model_id,) = connection.execute(
             "select min(model_id) from marts.cases where is_ranked and is_recognized_not_routed"

@@ -1,10 +1,10 @@
 """End to end: submit a model to a release, build, and keep every release's results in history.
 
-The fixture release is split into a base without model 2 and a submission of model 2.
-Warehouse A publishes the original release. Warehouse B publishes the base, then the
-release `submit` derives from base + submission, then the original release again under its
-own id: the derived release must give model 2 exactly what the original gives it, B's
-history must hold every earlier release, and release_changes must say what changed.
+The fixture release is split into a base without model 2 and a submission of model 2. One
+new warehouse publishes the base, then the release `submit` derives from base + submission,
+then the original release under its own id: the derived release must give model 2 exactly
+what the original gives it, the history must hold every earlier release, and release_changes
+must say what changed.
 """
 
 from __future__ import annotations
@@ -30,14 +30,12 @@ TOLERANCE = 1e-12  # computed differences; the marts themselves are equal bit fo
 
 @dataclass(frozen=True)
 class Built:
-    original: Path  # warehouse A's file: the original release
-    base: Path  # (a copy of) warehouse B's first file: the base release, published into a fresh warehouse
-    derived: Path  # (a copy of) B's second file: base + submission
-    again: Path  # B's third file: the original release
+    base: Path  # (a copy of) the warehouse's first file: the base release, published into a fresh warehouse
+    derived: Path  # (a copy of) its second file: base + submission
+    original: Path  # its third file: the original release
     base_id: str
     derived_id: str
-    warehouse_a: Path
-    warehouse_b: Path
+    warehouse: Path
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +44,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     original = make_release(root / "original", release_id="fixture-original")
     split_release(original, SUBMITTED, root / "base", root / "submission", base_id="fixture-base")
     derived = submit(root / "base", root / "submission", root / "derived", echo=False)
-    warehouse_a, warehouse_b = root / "a" / "warehouse.duckdb", root / "b" / "warehouse.duckdb"
-    original_file, _ = build_release(original, warehouse_a)
+    warehouse = root / "warehouse" / "warehouse.duckdb"
     # the builds folder keeps only the newest earlier file: keep copies to read afterwards
-    base_file = shutil.copyfile(build_release(root / "base", warehouse_b)[0], root / "base.duckdb")
-    derived_file = shutil.copyfile(build_release(root / "derived", warehouse_b)[0], root / "derived.duckdb")
-    again_file, _ = build_release(original, warehouse_b)
-    return Built(
-        original_file, base_file, derived_file, again_file, "fixture-base", derived.release_id, warehouse_a, warehouse_b
-    )
+    base_file = shutil.copyfile(build_release(root / "base", warehouse)[0], root / "base.duckdb")
+    derived_file = shutil.copyfile(build_release(root / "derived", warehouse)[0], root / "derived.duckdb")
+    original_file, _ = build_release(original, warehouse)
+    return Built(base_file, derived_file, original_file, "fixture-base", derived.release_id, warehouse)
 
 
 def _rows(database: Path, sql: str) -> list[tuple[object, ...]]:
@@ -97,28 +92,27 @@ def test_the_same_inputs_give_the_same_marts_bit_for_bit(built: Built) -> None:
 
 
 def test_a_fresh_warehouse_has_empty_history_tables(built: Built) -> None:
-    for database in (built.original, built.base):
-        for table in history_tables():
-            assert _rows(database, f"select count(*) from history.{table}") == [(0,)], (database, table)
-        assert _rows(database, "select count(*) from marts.release_changes") == [(0,)]
-        assert _rows(database, "select count(*) from marts.headline_changes") == [(0,)]
+    for table in history_tables():
+        assert _rows(built.base, f"select count(*) from history.{table}") == [(0,)], table
+    assert _rows(built.base, "select count(*) from marts.release_changes") == [(0,)]
+    assert _rows(built.base, "select count(*) from marts.headline_changes") == [(0,)]
 
 
 def test_history_holds_every_release_published_before(built: Built) -> None:
-    published = dict(_rows(built.again, "select release_id, published_at from meta.published_releases"))
-    releases = _rows(built.again, "select release_id, published_at from history.releases order by published_at")
+    published = dict(_rows(built.original, "select release_id, published_at from meta.published_releases"))
+    releases = _rows(built.original, "select release_id, published_at from history.releases order by published_at")
     assert releases == [(built.base_id, published[built.base_id]), (built.derived_id, published[built.derived_id])]
     assert _rows(built.derived, "select release_id from history.releases") == [(built.base_id,)]
     for release_id, own_file in ((built.base_id, built.base), (built.derived_id, built.derived)):
         for table in ("model_scores", "headline_metrics", "dimension_scores"):
             columns = ", ".join(c for c in history_tables()[table] if c != "published_at")
             carried = _rows(
-                built.again, f"select {columns} from history.{table} where release_id = '{release_id}' order by all"
+                built.original, f"select {columns} from history.{table} where release_id = '{release_id}' order by all"
             )
             own = _rows(own_file, f"select {columns} from marts.{table} order by all")
             assert carried == own and own, (release_id, table)
             stamps = _rows(
-                built.again, f"select distinct published_at from history.{table} where release_id = '{release_id}'"
+                built.original, f"select distinct published_at from history.{table} where release_id = '{release_id}'"
             )
             assert stamps == [(published[release_id],)]
 
@@ -178,7 +172,7 @@ def test_release_changes_marks_the_submitted_model_new(built: Built) -> None:
 def test_the_same_models_in_another_row_order_are_unchanged(built: Built) -> None:
     """The original release after the derived one: same data, rows in another order."""
     rows = _rows(
-        built.again, "select previous_release_id, status, score_difference, rank_change from marts.release_changes"
+        built.original, "select previous_release_id, status, score_difference, rank_change from marts.release_changes"
     )
     assert len(rows) == len(MODEL_IDS) + 1
     for previous_id, status, difference, rank_change in rows:
@@ -187,9 +181,9 @@ def test_the_same_models_in_another_row_order_are_unchanged(built: Built) -> Non
 
 
 def test_the_report_says_what_changed_since_the_previous_release(built: Built, tmp_path: Path) -> None:
-    changed = write_report(built.warehouse_b, tmp_path / "b.html").read_text(encoding="utf-8")
+    changed = write_report(built.warehouse, tmp_path / "changed.html").read_text(encoding="utf-8")
     assert f"Changes since {built.derived_id}</h2>" in changed
     assert "Models against the previous release" in changed
-    first = write_report(built.warehouse_a, tmp_path / "a.html").read_text(encoding="utf-8")
+    first = write_report(built.base, tmp_path / "first.html").read_text(encoding="utf-8")
     assert "There is no previous release" in first
     assert "Models against the previous release" not in first

@@ -63,8 +63,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 # --------------------------------------------------------------------------- sql: read-only in fact
 
 
-def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+def test_every_mart_reads_through_sql(hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         names = {
             r[0]
             for r in connection.sql(
@@ -73,7 +73,7 @@ def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.Capt
         }
     assert set(MARTS) <= names
     for mart in sorted(names):
-        code, out, err = sql(paper_warehouse, f"select count(*) as n from marts.{mart}", capsys)
+        code, out, err = sql(hostile_warehouse, f"select count(*) as n from marts.{mart}", capsys)
         assert code == 0, (mart, err)
         assert int(out.split()[-1]) > 0 or mart in EMPTY_WITHOUT_HISTORY, (mart, out)
 
@@ -94,13 +94,13 @@ def test_every_mart_reads_through_sql(paper_warehouse: Path, capsys: pytest.Capt
     ],
 )
 def test_sql_refuses_every_statement_that_is_not_a_read(
-    paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str, refused: str
+    hostile_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str, refused: str
 ) -> None:
     other = tmp_path / "other.duckdb"
-    shutil.copy(paper_warehouse.resolve(), other)
+    shutil.copy(hostile_warehouse.resolve(), other)
     before = other.read_bytes()
     target = tmp_path / "out"
-    code, out, err = sql(paper_warehouse, statement.format(other=other, target=target), capsys)
+    code, out, err = sql(hostile_warehouse, statement.format(other=other, target=target), capsys)
     assert code == 1
     assert len(err.strip().splitlines()) == 1 and refused in err, err
     assert "DuckDB CLI" in err
@@ -119,18 +119,18 @@ def test_sql_refuses_every_statement_that_is_not_a_read(
     ],
 )
 def test_sql_reads_no_host_file(
-    paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str
+    hostile_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], statement: str
 ) -> None:
     outside = tmp_path / "outside.parquet"
     duckdb.sql(f"copy (select 1 as x) to '{outside}'")
-    code, out, err = sql(paper_warehouse, statement.format(release_file=outside), capsys)
+    code, out, err = sql(hostile_warehouse, statement.format(release_file=outside), capsys)
     assert code == 1, out
     assert "disabled by configuration" in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_sql_configuration_is_locked(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sql_configuration_is_locked(hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = sql(
-        paper_warehouse,
+        hostile_warehouse,
         "select current_setting('lock_configuration') as locked, current_setting('enable_external_access') as external",
         capsys,
     )
@@ -138,9 +138,9 @@ def test_sql_configuration_is_locked(paper_warehouse: Path, capsys: pytest.Captu
     assert out.split()[-2:] == ["True", "False"]
 
 
-def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sql_prints_null_as_null(hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = sql(
-        paper_warehouse,
+        hostile_warehouse,
         "select cast(null as double) as d, cast(null as varchar) as s, cast(null as integer) as i, 0.5 as half",
         capsys,
     )
@@ -150,11 +150,11 @@ def test_sql_prints_null_as_null(paper_warehouse: Path, capsys: pytest.CaptureFi
 
 
 def test_show_tables_lists_the_marts_and_unqualified_names_read_them(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = sql(paper_warehouse, "show tables", capsys)
+    code, out, err = sql(hostile_warehouse, "show tables", capsys)
     assert code == 0, err
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         marts = {
             r[0]
             for r in connection.sql(
@@ -162,17 +162,17 @@ def test_show_tables_lists_the_marts_and_unqualified_names_read_them(
             ).fetchall()
         }
     assert set(out.split()[1:]) == marts and set(MARTS) <= marts
-    code, out, err = sql(paper_warehouse, "select count(*) as n from model_scores", capsys)
+    code, out, err = sql(hostile_warehouse, "select count(*) as n from model_scores", capsys)
     assert code == 0 and out.split() == ["n", "5"], err
 
 
-def test_sql_reads_describe_and_explain(paper_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sql_reads_describe_and_explain(hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for statement in (
         "describe marts.model_scores",
         "explain select * from marts.model_scores",
         "pragma table_info('marts.model_scores')",
     ):
-        code, out, err = sql(paper_warehouse, statement, capsys)
+        code, out, err = sql(hostile_warehouse, statement, capsys)
         assert code == 0, (statement, err)
         assert out.strip(), statement
 
@@ -212,15 +212,15 @@ def test_gate_report_pointing_at_a_folder(good_release: Path, tmp_path: Path) ->
     assert line == f"gate: --report {tmp_path} is a folder; give a file name"
 
 
-def test_report_out_pointing_at_a_folder(paper_warehouse: Path, tmp_path: Path) -> None:
-    line = one_line_error(run_cli("report", "--warehouse", str(paper_warehouse), "--out", str(tmp_path)))
+def test_report_out_pointing_at_a_folder(hostile_warehouse: Path, tmp_path: Path) -> None:
+    line = one_line_error(run_cli("report", "--warehouse", str(hostile_warehouse), "--out", str(tmp_path)))
     assert line == f"report: --out {tmp_path} is a folder; give a file name"
 
 
-def test_tables_out_pointing_at_a_file(paper_warehouse: Path, tmp_path: Path) -> None:
+def test_tables_out_pointing_at_a_file(hostile_warehouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "file.txt"
     out.write_text("mine\n")
-    line = one_line_error(run_cli("tables", "--warehouse", str(paper_warehouse), "--out", str(out)))
+    line = one_line_error(run_cli("tables", "--warehouse", str(hostile_warehouse), "--out", str(out)))
     assert line == f"tables: --out {out} exists and is not a folder"
     assert out.read_text() == "mine\n"
 
@@ -279,11 +279,11 @@ def test_an_unexpected_error_is_one_line(
 
 
 def test_sql_cannot_overwrite_a_file_of_the_published_release(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The release folder stays readable for a file whose views still read it; writing
     there (which would empty a staging view of the published warehouse) is refused."""
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         (release,) = connection.execute(
             "select last(release_dir order by rowid) from meta.published_releases"
         ).fetchone()
@@ -293,24 +293,24 @@ def test_sql_cannot_overwrite_a_file_of_the_published_release(
         f"copy (select * from marts.model_scores limit 0) to '{tasks}'",
         f"export database '{Path(release)}'",
     ):
-        code, _, err = sql(paper_warehouse, statement, capsys)
+        code, _, err = sql(hostile_warehouse, statement, capsys)
         assert code == 1 and "refused" in err, err
     assert tasks.read_bytes() == before
 
 
 def test_sql_cannot_read_the_release_folder_of_a_self_contained_file(
-    paper_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The file's own views (marts.verdicts reads tables of the file) open no folder: the
     release it was built from is not readable through `sql`."""
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         ((release,),) = connection.execute(
             "select last(release_dir order by rowid) from meta.published_releases"
         ).fetchall()
         ((n_views,),) = connection.execute("select count(*) from duckdb_views() where not internal").fetchall()
     assert n_views > 0
     tasks = Path(release) / "tasks.parquet"
-    code, out, err = sql(paper_warehouse, f"select count(*) from read_parquet('{tasks}')", capsys)
+    code, out, err = sql(hostile_warehouse, f"select count(*) from read_parquet('{tasks}')", capsys)
     assert code == 1 and err, (out, err)
-    code, out, _ = sql(paper_warehouse, "select count(*) as n from marts.verdicts", capsys)
+    code, out, _ = sql(hostile_warehouse, "select count(*) as n from marts.verdicts", capsys)
     assert code == 0 and out

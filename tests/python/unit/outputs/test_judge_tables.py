@@ -18,17 +18,17 @@ from distressbench.outputs.tables.specs import FLOOR_MARK, J1, J2, J3, J4
 
 
 @pytest.fixture(scope="module")
-def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = duckdb.connect(str(paper_warehouse), read_only=True)
+def marts(hostile_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    connection = duckdb.connect(str(hostile_warehouse), read_only=True)
     yield connection
     connection.close()
 
 
 @pytest.fixture(scope="module")
-def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def exported(hostile_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("judge-tables")
     for fmt in ("csv", "md", "latex"):
-        export_tables(paper_warehouse, fmt=fmt, out_dir=out / fmt)
+        export_tables(hostile_warehouse, fmt=fmt, out_dir=out / fmt)
     return out
 
 
@@ -196,8 +196,8 @@ def test_j4_csv_carries_the_calibration_by_model_mart(exported: Path, marts: duc
     assert "κ" not in latex and r"$\kappa$" in latex
 
 
-def test_report_has_the_judge_reliability_section(paper_warehouse: Path, tmp_path: Path) -> None:
-    text = write_report(paper_warehouse, tmp_path / "report.html").read_text(encoding="utf-8")
+def test_report_has_the_judge_reliability_section(hostile_warehouse: Path, tmp_path: Path) -> None:
+    text = write_report(hostile_warehouse, tmp_path / "report.html").read_text(encoding="utf-8")
     section = text.split('<section id="sec-judge-reliability">', 1)[1].split("</section>", 1)[0]
     assert "<h2>Judge reliability</h2>" in section and 'id="fig-judge-reliability"' in section
     for spec in (J1, J2, J3):

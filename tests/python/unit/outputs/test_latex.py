@@ -13,7 +13,7 @@ import pytest
 
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import TABLES
-from fixtures.warehouse_fixture import DISPLAY_NAMES
+from fixtures.hostile_warehouse import DISPLAY_NAMES
 
 # What a paper needs for the tables: booktabs (the rules), graphicx (\resizebox, \rotatebox
 # of the wide tables); T2A and utf8 for the Cyrillic of the fixture's model names.
@@ -34,8 +34,8 @@ def _compile(document: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.integration
-def test_every_latex_table_compiles(paper_warehouse: Path, tmp_path: Path) -> None:
-    written = export_tables(paper_warehouse, fmt="latex", out_dir=tmp_path)
+def test_every_latex_table_compiles(hostile_warehouse: Path, tmp_path: Path) -> None:
+    written = export_tables(hostile_warehouse, fmt="latex", out_dir=tmp_path)
     assert sorted(p.name for p in written) == sorted(f"{spec.stem}.tex" for spec in TABLES)
     for table in written:
         document = tmp_path / f"doc_{table.stem}.tex"

@@ -61,9 +61,9 @@ class _Collect(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def report(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def report(hostile_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "nested" / "report.html"
-    assert cli.main(["report", "--warehouse", str(paper_warehouse), "--out", str(out)]) == 0
+    assert cli.main(["report", "--warehouse", str(hostile_warehouse), "--out", str(out)]) == 0
     return out
 
 
@@ -102,17 +102,17 @@ def test_report_holds_every_table_and_figure(parsed: _Collect) -> None:
 
 
 def test_report_tables_show_the_exported_markdown_values(
-    paper_warehouse: Path, parsed: _Collect, tmp_path: Path
+    hostile_warehouse: Path, parsed: _Collect, tmp_path: Path
 ) -> None:
-    for path in export_tables(paper_warehouse, fmt="md", out_dir=tmp_path):
+    for path in export_tables(hostile_warehouse, fmt="md", out_dir=tmp_path):
         spec = next(s for s in TABLES if path.name == f"{s.stem}.md")
         _, markdown = read_markdown_table(path)
         assert parsed.cells[html_id(spec)] == markdown, spec.key
 
 
-def test_report_header_names_release_and_build(report: Path, paper_warehouse: Path) -> None:
+def test_report_header_names_release_and_build(report: Path, hostile_warehouse: Path) -> None:
     text = report.read_text(encoding="utf-8")
-    with duckdb.connect(str(paper_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         (published,) = connection.execute("select max(published_at) from meta.published_releases").fetchone()
     assert "<dt>Release</dt><dd>fixture-1</dd>" in text
     assert "<dt>Synthetic</dt><dd>yes</dd>" in text
@@ -122,9 +122,9 @@ def test_report_header_names_release_and_build(report: Path, paper_warehouse: Pa
     assert "&lt;b&gt;Model B&lt;/b&gt;" in text and "<b>Model B" not in text
 
 
-def test_release_info_falls_back_when_metadata_is_missing(paper_warehouse: Path, tmp_path: Path) -> None:
+def test_release_info_falls_back_when_metadata_is_missing(hostile_warehouse: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.duckdb"
-    shutil.copyfile(paper_warehouse.resolve(), copy)
+    shutil.copyfile(hostile_warehouse.resolve(), copy)
     with duckdb.connect(str(copy)) as connection:
         connection.execute("drop schema meta cascade")
         connection.execute(

@@ -15,7 +15,7 @@ from distressbench import cli
 from distressbench.messages import one_line, printable
 from distressbench.outputs.report import SECTIONS
 from distressbench.outputs.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
-from fixtures.case_fixture import ANSI, IMAGE, SCRIPT
+from fixtures.hostile_warehouse import ANSI, IMAGE, SCRIPT
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -94,9 +94,9 @@ class _Dom(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def report(case_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def report(hostile_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("case-report") / "report.html"
-    assert cli.main(["report", "--warehouse", str(case_warehouse), "--out", str(out)]) == 0
+    assert cli.main(["report", "--warehouse", str(hostile_warehouse), "--out", str(out)]) == 0
     return out
 
 
@@ -125,12 +125,12 @@ def test_no_release_text_reaches_the_page_as_markup(report: Path, dom: _Dom) -> 
     assert printable(ANSI) in text and "\x1b" not in text and "\x00" not in text
 
 
-def test_every_example_follows_its_rule_and_shows_its_verdicts(case_warehouse: Path, dom: _Dom) -> None:
+def test_every_example_follows_its_rule_and_shows_its_verdicts(hostile_warehouse: Path, dom: _Dom) -> None:
     groups: dict[str, list[dict[str, object]]] = {}
     for case in dom.cases:
         groups.setdefault(str(case["id"]).rsplit("-", 1)[0], []).append(case)
     assert [c["open"] for c in dom.cases].count(True) == 1 and dom.cases[0]["open"]
-    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         flagged = set(
             connection.execute(
                 "select model_id, task_id from marts.cases where is_ranked and is_recognized_not_routed"
@@ -166,9 +166,9 @@ def test_every_example_follows_its_rule_and_shows_its_verdicts(case_warehouse: P
             assert rows and sorted(shown) == expected, case["id"]
 
 
-def test_the_section_is_deterministic(case_warehouse: Path, report: Path, tmp_path: Path) -> None:
+def test_the_section_is_deterministic(hostile_warehouse: Path, report: Path, tmp_path: Path) -> None:
     again = tmp_path / "again.html"
-    assert cli.main(["report", "--warehouse", str(case_warehouse), "--out", str(again)]) == 0
+    assert cli.main(["report", "--warehouse", str(hostile_warehouse), "--out", str(again)]) == 0
 
     def section(path: Path) -> str:
         text = path.read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ import pytest
 from distressbench import cli
 from distressbench.messages import display_width, one_line, printable
 from distressbench.outputs.show import wrap
-from fixtures.case_fixture import ANSI, BIDI, SCRIPT, WIDE
+from fixtures.hostile_warehouse import ANSI, BIDI, SCRIPT, WIDE
 from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, TASK_IDS
 
 WIDTH = 80
@@ -39,13 +39,13 @@ def _words(text: str) -> str:
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_show_prints_a_reply_and_its_rubric_from_the_marts(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str], task_id: str
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str], task_id: str
 ) -> None:
     model_id = MODEL_IDS[TASK_IDS.index(task_id) % len(MODEL_IDS)]
-    code, out, err = _run(capsys, task_id, "--model", model_id, "--warehouse", str(case_warehouse))
+    code, out, err = _run(capsys, task_id, "--model", model_id, "--warehouse", str(hostile_warehouse))
     assert (code, err) == (0, "")
     _assert_terminal_safe(out)
-    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         subcategory, turn_type, text, weight_met, weight_total, score = connection.execute(
             "select subcategory, turn_type, response_text, weight_met, weight_total, score from marts.cases"
             " where task_id = ? and model_id = ?",
@@ -77,18 +77,18 @@ def test_show_prints_a_reply_and_its_rubric_from_the_marts(
 
 
 def test_show_escapes_control_characters_and_wraps_wide_text(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = _run(capsys, TASK_IDS[0], "--model", MODEL_IDS[0], "--warehouse", str(case_warehouse))
+    code, out, _ = _run(capsys, TASK_IDS[0], "--model", MODEL_IDS[0], "--warehouse", str(hostile_warehouse))
     assert code == 0
     assert "\x1b" not in out and "\\x1b[31mred\\x1b[0m" in out  # ANSI shown, not obeyed
     assert SCRIPT in out  # a terminal is not a browser: markup is text, shown as it is
     assert ANSI not in out and BIDI not in out
-    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         (task_id,) = connection.execute(
             "select min(task_id) from marts.conversation_turns where starts_with(turn_text, ?)", [WIDE]
         ).fetchone()
-    code, out, _ = _run(capsys, task_id, "--warehouse", str(case_warehouse))
+    code, out, _ = _run(capsys, task_id, "--warehouse", str(hostile_warehouse))
     assert code == 0
     _assert_terminal_safe(out)
     wide_lines = [line for line in out.splitlines() if "我很难过" in line]
@@ -97,13 +97,13 @@ def test_show_escapes_control_characters_and_wraps_wide_text(
 
 
 def test_show_without_a_model_lists_every_cell_score_sorted(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     task_id = TASK_IDS[3]  # "T-4'); DROP TABLE tasks; --"
-    code, out, err = _run(capsys, task_id, "--warehouse", str(case_warehouse))
+    code, out, err = _run(capsys, task_id, "--warehouse", str(hostile_warehouse))
     assert (code, err) == (0, "")
     _assert_terminal_safe(out)
-    with duckdb.connect(str(case_warehouse), read_only=True) as connection:
+    with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         expected = connection.execute(
             "select model_id, score from marts.cases where task_id = ? order by score desc, model_id", [task_id]
         ).fetchall()
@@ -125,15 +125,15 @@ def test_show_without_a_model_lists_every_cell_score_sorted(
 
 
 def test_show_names_the_nearest_ids_for_an_unknown_one(
-    case_warehouse: Path, capsys: pytest.CaptureFixture[str]
+    hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run(capsys, "T-4'); DROP TABLE task; --", "--warehouse", str(case_warehouse))
+    code, out, err = _run(capsys, "T-4'); DROP TABLE task; --", "--warehouse", str(hostile_warehouse))
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith("show: no task ")
     assert repr(TASK_IDS[3]) in err.split("nearest:")[1].split(",")[0]  # the closest id comes first
-    code, _, err = _run(capsys, TASK_IDS[0], "--model", "model-'b'", "--warehouse", str(case_warehouse))
+    code, _, err = _run(capsys, TASK_IDS[0], "--model", "model-'b'", "--warehouse", str(hostile_warehouse))
     assert code == 1 and err.startswith("show: no model ") and repr(MODEL_IDS[0]) in err
-    code, _, err = _run(capsys, "x\n\x1b[2J", "--warehouse", str(case_warehouse))  # hostile input, echoed safely
+    code, _, err = _run(capsys, "x\n\x1b[2J", "--warehouse", str(hostile_warehouse))  # hostile input, echoed safely
     assert code == 1 and err.count("\n") == 1 and "\x1b" not in err
 
 

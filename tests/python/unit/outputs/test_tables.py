@@ -17,8 +17,8 @@ import pytest
 from distressbench import cli
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import FLOOR_MARK, TABLES
+from fixtures.hostile_warehouse import DISPLAY_NAMES
 from fixtures.markdown_table import read_markdown_table
-from fixtures.warehouse_fixture import DISPLAY_NAMES
 
 HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
@@ -27,17 +27,17 @@ HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
 
 @pytest.fixture(scope="module")
-def marts(paper_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    connection = duckdb.connect(str(paper_warehouse), read_only=True)
+def marts(hostile_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    connection = duckdb.connect(str(hostile_warehouse), read_only=True)
     yield connection
     connection.close()
 
 
 @pytest.fixture(scope="module")
-def exported(paper_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def exported(hostile_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("tables")
     for fmt in ("csv", "md", "latex"):
-        written = export_tables(paper_warehouse, fmt=fmt, out_dir=out / fmt)
+        written = export_tables(hostile_warehouse, fmt=fmt, out_dir=out / fmt)
         assert len(written) == len(TABLES) and all(p.exists() for p in written)
     return {fmt: out / fmt for fmt in ("csv", "md", "latex")}
 
@@ -101,11 +101,11 @@ write_report(warehouse, out / "report.html")
 """
 
 
-def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(paper_warehouse: Path, tmp_path: Path) -> None:
+def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(hostile_warehouse: Path, tmp_path: Path) -> None:
     """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
     script = tmp_path / "render.py"
     script.write_text(_RENDER_AT_ALPHA_0_1, encoding="utf-8")
-    subprocess.run([sys.executable, str(script), str(paper_warehouse), str(tmp_path / "out")], check=True)
+    subprocess.run([sys.executable, str(script), str(hostile_warehouse), str(tmp_path / "out")], check=True)
     texts = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.*")}
     assert len(texts) == 2 * len(TABLES) + 1
     stale = [name for name, text in texts.items() if re.search(r"95\\?%", text)]
@@ -115,9 +115,9 @@ def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(paper_wareh
     assert "90% bootstrap intervals are in brackets" in texts["report.html"]
 
 
-def test_unknown_format_is_refused(paper_warehouse: Path, tmp_path: Path) -> None:
+def test_unknown_format_is_refused(hostile_warehouse: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown table format"):
-        export_tables(paper_warehouse, fmt="xlsx", out_dir=tmp_path)
+        export_tables(hostile_warehouse, fmt="xlsx", out_dir=tmp_path)
 
 
 def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:
@@ -127,18 +127,18 @@ def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize("fmt", ["md", "csv"])
 def test_out_dash_prints_every_table_and_a_folder_is_named(
-    fmt: str, exported: dict[str, Path], paper_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fmt: str, exported: dict[str, Path], hostile_warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`tables --out -` prints the files' texts in table order, a blank line apart (CSV under a
     `# <file>` line); with a folder, each path on stdout and the folder on stderr."""
     files = [exported[fmt] / f"{spec.stem}.{fmt}" for spec in TABLES]
     want = "\n".join(("# " + f.name + "\n" if fmt == "csv" else "") + f.read_text(encoding="utf-8") for f in files)
-    assert cli.main(["tables", "--format", fmt, "--out", "-", "--warehouse", str(paper_warehouse)]) == 0
+    assert cli.main(["tables", "--format", fmt, "--out", "-", "--warehouse", str(hostile_warehouse)]) == 0
     out, err = capsys.readouterr()
     assert (out, err) == (want, "")
     assert not (tmp_path / "-").exists()
     folder = tmp_path / "mine"
-    assert cli.main(["tables", "--format", fmt, "--out", str(folder), "--warehouse", str(paper_warehouse)]) == 0
+    assert cli.main(["tables", "--format", fmt, "--out", str(folder), "--warehouse", str(hostile_warehouse)]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines() == [str(folder / f.name) for f in files]
     assert err == f"tables: wrote {len(TABLES)} {fmt} files to {folder}{os.sep}\n"
