@@ -20,7 +20,7 @@ from typing import TextIO
 import duckdb
 
 from distressbench.messages import char_width, display_width, error_line, one_line, printable, shown
-from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only
+from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only, duckdb_message
 from distressbench.release.manifest import manifest_sha256, read_manifest
 
 WIDTH = 80
@@ -243,11 +243,8 @@ def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: Tex
         print(_safe_for(sys.stderr, f"show: {error_line(str(error))}"), file=sys.stderr)
         return 1
     except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
-        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        print(
-            _safe_for(sys.stderr, error_line(f"show: cannot read the drill-down marts of {warehouse}: {first_line}")),
-            file=sys.stderr,
-        )
+        message = f"show: cannot read the drill-down marts of {warehouse}: {duckdb_message(error)}"
+        print(_safe_for(sys.stderr, error_line(message)), file=sys.stderr)
         return 2
     out.write(_safe_for(out, text))
     return 0

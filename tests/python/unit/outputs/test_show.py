@@ -147,6 +147,7 @@ def test_show_without_a_warehouse_is_a_usage_error(tmp_path: Path, capsys: pytes
         connection.execute("create schema marts")
     code, out, err = _run(capsys, "T-6", "--warehouse", str(tmp_path / "old.duckdb"))
     assert code == 2 and out == "" and err.count("\n") == 1 and "cannot read the drill-down marts" in err
+    assert "Did you mean" in err, err  # DuckDB's hint (its second line), kept on the one line
 
 
 def test_printable_and_wrap() -> None:
