@@ -21,7 +21,7 @@ from distressbench.gate.run import StagingResult, run_gate
 from distressbench.release import contract
 from distressbench.release.release import Release
 from distressbench.runner.dbt_process import DbtProcess
-from distressbench.settings import Settings
+from distressbench.settings import PROJECT_ROOT, Settings
 
 # The staging models the gate checks, each with the release tables it reads; the aggregate of
 # the judge labels is the one pass over them (its view stg_release__judge_labels is ephemeral).
@@ -109,10 +109,12 @@ class DbtStaging:
 
 
 @contextmanager
-def _gate_workspace() -> Iterator[Path]:
-    """The standalone gate's folder (its database and dbt's target, kept between gates so dbt
-    parses partially), one gate at a time."""
-    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-gate"
+def gate_workspace(project_root: Path) -> Iterator[Path]:
+    """The standalone gate's folder for the project at `project_root` (its database and dbt's
+    target, kept between gates so dbt parses partially), one gate at a time; another checkout
+    has a folder of its own."""
+    digest = hashlib.sha256(str(project_root).encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-gate-{digest}"
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -121,7 +123,7 @@ def _gate_workspace() -> Iterator[Path]:
 
 def gate(release: Release | Path, report_path: Path | None, settings: Settings, *, echo: bool = True) -> GateReport:
     """`distressbench gate`: the gate, with dbt running the staging models into a scratch database."""
-    with _gate_workspace() as folder:
+    with gate_workspace(PROJECT_ROOT) as folder:
         database = folder / "gate.duckdb"
         for suffix in ("", ".wal"):
             Path(f"{database}{suffix}").unlink(missing_ok=True)

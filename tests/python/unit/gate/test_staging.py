@@ -3,6 +3,7 @@ the replies' blank test (is_blank) reads every kind of white space."""
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 
 import duckdb
@@ -10,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench.gate.staging import DbtStaging, link_folder
+from distressbench.gate.staging import DbtStaging, gate_workspace, link_folder
 from distressbench.release import contract
 from distressbench.runner.dbt_process import DbtProcess
 from distressbench.synth.config import SynthConfig
@@ -50,3 +51,13 @@ def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Pat
             ).fetchall()
         )
     assert [blank[r] for r in first] == [True, False, True, False]
+
+
+def test_each_checkout_has_a_gate_workspace_of_its_own_held_by_one_gate_at_a_time(tmp_path: Path) -> None:
+    with gate_workspace(tmp_path / "checkout-a") as first:
+        with gate_workspace(tmp_path / "checkout-b") as other:  # another checkout does not wait
+            assert other != first
+        with (first / "lock").open("a") as lock, pytest.raises(BlockingIOError):
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the same checkout's next gate waits
+    with gate_workspace(tmp_path / "checkout-a") as again:
+        assert again == first
