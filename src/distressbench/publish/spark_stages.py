@@ -256,9 +256,28 @@ def _failure(stage: Callable[[], None]) -> str | None:
     return None
 
 
+def _start_resource_tracker(log: Path) -> None:
+    """Start multiprocessing's resource tracker writing to `log`. dbt's locks start the tracker,
+    a process that outlives this one and, when this process is ended before it could release
+    them (a server gone, a build stopped), warns of them on its stderr: in the log, not after
+    the build's last line."""
+    from multiprocessing import resource_tracker
+
+    log.parent.mkdir(parents=True, exist_ok=True)
+    stderr = os.dup(2)
+    try:
+        with log.open("ab") as sink:
+            os.dup2(sink.fileno(), 2)
+            resource_tracker.ensure_running()
+    finally:
+        os.dup2(stderr, 2)
+        os.close(stderr)
+
+
 def main(parent: int, answers_fd: int, build_dir: Path) -> int:
     """In the child: run each stage named on stdin and answer; stop Spark when stdin closes."""
     child_process.end_with_parent(parent)
+    _start_resource_tracker(build_dir / "logs" / "resource_tracker.log")
     stages = _Stages(build_dir)
     by_name = {"dbt build": stages.dbt_build, "python step": stages.python_step, "publish": stages.publish}
     with os.fdopen(answers_fd, "w", encoding="utf-8") as answers:
