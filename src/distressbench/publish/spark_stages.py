@@ -277,7 +277,7 @@ def _start_resource_tracker(log: Path) -> None:
 def main(parent: int, answers_fd: int, build_dir: Path) -> int:
     """In the child: run each stage named on stdin and answer; stop Spark when stdin closes."""
     child_process.end_with_parent(parent)
-    _start_resource_tracker(build_dir / "logs" / "resource_tracker.log")
+    _start_resource_tracker(Path(os.environ["DBT_LOG_PATH"]) / "resource_tracker.log")  # dbt's log folder
     stages = _Stages(build_dir)
     by_name = {"dbt build": stages.dbt_build, "python step": stages.python_step, "publish": stages.publish}
     with os.fdopen(answers_fd, "w", encoding="utf-8") as answers:
