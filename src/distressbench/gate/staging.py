@@ -2,8 +2,9 @@
 
 dbt reads the release through a folder of links (one per file that passed the gate's file
 and schema checks), so no path of the user's enters SQL, a profile or a glob: the folder is
-ours, under the system's temporary folder, named by a digest of what it serves (so that dbt
-sees the same path, and parses partially, from one build of a warehouse to the next).
+ours, under the system's temporary folder, named by a digest of what it serves (one per
+warehouse, so builds of two warehouses side by side keep apart); dbt itself sees it by a
+link of a fixed name (runner.dbt_process).
 """
 
 from __future__ import annotations

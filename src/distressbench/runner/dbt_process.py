@@ -1,11 +1,14 @@
 """dbt in a child process: the project parsed once, then one `dbt` command per order.
 
 `DbtProcess.start` starts `python -m distressbench.runner.dbt_process`, which parses the project
-(dbt's target folder is kept between builds, so dbt parses partially) and then runs each
-command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`, answering with what
-each node did. dbt logs as it always does: its console output goes to `console.log` in the
-log folder, its file log to `logs/dbt.log`, its artifacts (run_results.json, manifest.json)
-to the target folder.
+and then runs each command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`,
+answering with what each node did. dbt parses partially: its target folder is kept between
+builds, and a new one starts from this checkout's latest parse (`saved_parse`). dbt sees the
+same paths in every build, as its saved parse requires: the child runs in its database's
+folder, where the profile names the database file, and `release-links` (a link to the
+folder of links) the release. dbt logs as it always does: its console output goes to
+`console.log` in the log folder, its file log to `logs/dbt.log`, its artifacts
+(run_results.json, manifest.json) to the target folder.
 
 The child never outlives its parent (child_process.py): it asks Linux to send it SIGTERM
 when the parent ends (prctl PR_SET_PDEATHSIG), so a CLI killed with -9 takes it along;
@@ -19,11 +22,14 @@ Run as `python -m distressbench.runner.dbt_process PARENT_PID PROJECT_DIR` by Db
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +42,7 @@ CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
 PID_FILE = "dbt.pid"  # the child's pid, in the log folder
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's saved parse, in its target folder
 PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the target folder saved
+RELEASE_LINK = "release-links"  # in the database's folder: a link to the folder of links to the release
 
 
 class DbtFailed(RuntimeError):
@@ -72,9 +79,11 @@ class DbtOutcome:
 class DbtProcess:
     """The dbt child process of one build or gate."""
 
-    def __init__(self, process: subprocess.Popen[str], log_dir: Path) -> None:
+    def __init__(self, process: subprocess.Popen[str], log_dir: Path, parse: Path, saved: Path) -> None:
         self._process = process
         self.log_dir = log_dir
+        self._parse = parse  # the parse dbt saves in its target folder
+        self._saved = saved  # and where the next new target folder finds it
         self._parsed = False  # the parse's answer is read before the first command's
 
     @classmethod
@@ -92,11 +101,18 @@ class DbtProcess:
         folder of links `release_links`, with `threads` threads and DuckDB's `memory_limit`."""
         log_dir.mkdir(parents=True, exist_ok=True)
         forget_the_parse_of_another_folder(target_dir)
+        saved = saved_parse(database.name)
+        if saved.exists() and not (target_dir / PARTIAL_PARSE).exists():
+            shutil.copyfile(saved, target_dir / PARTIAL_PARSE)
+        link = database.parent / RELEASE_LINK
+        if link != release_links:
+            link.unlink(missing_ok=True)
+            link.symlink_to(release_links)
         env = {
             **os.environ,
-            "DISTRESSBENCH_RELEASE": str(release_links),
+            "DISTRESSBENCH_RELEASE": RELEASE_LINK,  # in the child's folder (cwd)
             "DISTRESSBENCH_MEMORY_LIMIT": memory_limit,
-            "DISTRESSBENCH_BUILD_DB": str(database),
+            "DISTRESSBENCH_BUILD_DB": database.name,  # in the child's folder (cwd)
             "DISTRESSBENCH_THREADS": str(threads),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             "DBT_USE_COLORS": "false",
@@ -112,7 +128,7 @@ class DbtProcess:
                     str(os.getpid()),
                     str(settings.PROJECT_ROOT),
                 ],
-                cwd=settings.PROJECT_ROOT,
+                cwd=database.parent,
                 env=env,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -120,7 +136,7 @@ class DbtProcess:
                 text=True,
             )
         (log_dir / PID_FILE).write_text(str(process.pid), encoding="utf-8")
-        return cls(process, log_dir)
+        return cls(process, log_dir, target_dir / PARTIAL_PARSE, saved)
 
     def invoke(self, arguments: list[str]) -> DbtOutcome:
         """Run `dbt <arguments>` (the project's folders are added) and say what it did."""
@@ -153,6 +169,7 @@ class DbtProcess:
         if not parsed.success:
             raise DbtFailed(f"dbt could not parse the project: {parsed.exception}; {self._console_tail()}")
         self._parsed = True
+        save_parse(self._parse, self._saved)
 
     def stop(self) -> None:
         """End the process (a no-op once it has ended) and wait for it."""
@@ -209,6 +226,23 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
     if not saved_here:
         (target_dir / PARTIAL_PARSE).unlink(missing_ok=True)
         marker.write_text(folder, encoding="utf-8")
+
+
+def saved_parse(database_name: str) -> Path:
+    """Where this checkout keeps dbt's latest parse for a profile naming `database_name`."""
+    digest = hashlib.sha256(str(settings.PROJECT_ROOT).encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-parse-{digest}"
+    return folder / f"{database_name}.{PARTIAL_PARSE}"
+
+
+def save_parse(parse: Path, saved: Path) -> None:
+    """Keep a copy of `parse` at `saved`, replaced whole (builds run side by side)."""
+    if not parse.exists():
+        return
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=saved.parent, prefix=".", delete=False) as copy:
+        shutil.copyfile(parse, copy.name)
+    os.replace(copy.name, saved)
 
 
 def _outcome(result: Any) -> dict[str, Any]:

@@ -1,12 +1,15 @@
 """The build as a process: settings read once, a stopped build leaves nothing running, an
-unwritable warehouse folder is refused at once, and any path works."""
+unwritable warehouse folder is refused at once, any path works, and dbt in a new folder
+parses partially."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,8 +17,10 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from distressbench.gate.staging import link_release
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
-from distressbench.runner.dbt_process import PID_FILE, end_leftover
+from distressbench.release import contract
+from distressbench.runner.dbt_process import PID_FILE, DbtProcess, end_leftover
 from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
 from fixtures.processes import alive, wait_for
 from fixtures.release_factory import make_release
@@ -164,3 +169,31 @@ def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert _published_release(warehouse) == "fixture-odd"
+
+
+@pytest.mark.integration
+def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
+    releases: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first build of a new warehouse parses partially, however its folder is named: dbt
+    starts from the parse the checkout saved last, and sees the same profile and release path."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the checkout keeps its parse
+    parsed = []
+    for name in ("first", "q'uo[te] {x}"):
+        folder = tmp_path / name
+        release = releases / "a"
+        link_release(folder / "links", contract.release_files(release), release / contract.MANIFEST)
+        dbt = DbtProcess.start(
+            database=folder / "building.duckdb",
+            release_links=folder / "links",
+            log_dir=folder / "dbt",
+            target_dir=folder / "target",
+            threads=1,
+            memory_limit="1GB",
+        )
+        try:
+            assert dbt.invoke(["ls", "--select", "stg_release__models"]).success
+        finally:
+            dbt.stop()
+        parsed.append(json.loads((folder / "target" / "perf_info.json").read_text())["parsed_path_count"])
+    assert parsed[0] > 0 and parsed[1] == 0, parsed
