@@ -51,7 +51,7 @@ from distressbench.publish.layout import (
     remove_stale_files,
     write_log,
 )
-from distressbench.publish.stages import StageFailed, say, stage
+from distressbench.publish.stages import NOT_IN_A_RELEASE_BUILD, StageFailed, say, stage
 from distressbench.release.release import Release, load_release
 from distressbench.runner.dbt_process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.settings import Settings
@@ -70,16 +70,8 @@ def dbt_threads(release: Release) -> int:
 
 
 # `dbt build` of what the gate's staging run did not build: every other model and seed, and
-# every data test as a node; not the unit tests (above), nor the data tests no release can
-# change (the seeds', tag release_invariant): plain `dbt build` and CI run those
-REST_OF_THE_BUILD = [
-    "--indirect-selection",
-    "empty",
-    "--exclude-resource-type",
-    "unit_test",
-    "--exclude",
-    "tag:release_invariant",
-]
+# every data test as a node, but what no release build runs (stages.NOT_IN_A_RELEASE_BUILD)
+REST_OF_THE_BUILD = ["--indirect-selection", "empty", *NOT_IN_A_RELEASE_BUILD]
 
 
 def run_dbt(dbt: DbtProcess, release: Release) -> None:

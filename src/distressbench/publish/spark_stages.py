@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from distressbench.publish.spark_step import python_models, run_python_model
-from distressbench.publish.stages import StageFailed, say
+from distressbench.publish.stages import NOT_IN_A_RELEASE_BUILD, StageFailed, say
 from distressbench.runner import child_process
 from distressbench.settings import PROJECT_ROOT
 
@@ -168,7 +168,7 @@ class _Dbt:
         self.runner = dbtRunner(manifest=self.manifest)
 
     def run(self, *arguments: str) -> None:
-        result = self.runner.invoke([*arguments, "--exclude-resource-type", "unit_test", *self.flags])
+        result = self.runner.invoke([*arguments, *NOT_IN_A_RELEASE_BUILD, *self.flags])
         if result.success:
             return
         if result.exception is not None:

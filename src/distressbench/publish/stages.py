@@ -1,7 +1,8 @@
 """The stage runner every build uses (DuckDB and Spark): `with stage(name):` prints
 `[name] ...` and `[name] done in x s`, and turns any failure inside it into StageFailed
 naming the stage; a build stopped inside it (Ctrl-C, SIGTERM) says in which stage on stderr
-before it unwinds; `say()` prints a line of the build's output."""
+before it unwinds; `say()` prints a line of the build's output. And what every release
+build leaves out of dbt's build."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+# what a release build's `dbt build` leaves out, on either engine: the unit tests, and the data
+# tests no release can change (the seeds', tag release_invariant); plain `dbt build` and CI
+# run those
+NOT_IN_A_RELEASE_BUILD = ("--exclude-resource-type", "unit_test", "--exclude", "tag:release_invariant")
 
 
 class StageFailed(RuntimeError):
