@@ -142,9 +142,8 @@ def _build_both(folder: Path, release: Path, cluster: SparkCluster, env: dict[st
         "DBT_LOG_PATH": str(out / "logs"),
         "SPARK_REMOTE": cluster.remote,
     }
-    tables = _run(
-        [sys.executable, str(FIXTURES / "spark_probe.py"), "tables", str(out), "marts", "intermediate"], tables_env
-    )
+    compared = ["marts", *(f"intermediate.{name}" for name in EXACT_TABLES)]
+    tables = _run([sys.executable, str(FIXTURES / "spark_probe.py"), "tables", str(out), *compared], tables_env)
     assert tables.returncode == 0, tables.stdout[-4000:] + tables.stderr[-4000:]
     assert "unit tests passed" in tables.stdout
     return ClusterRun(
