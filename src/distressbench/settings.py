@@ -1,5 +1,6 @@
 """The settings of one command: read from the environment once (`Settings.from_environment`,
-by the CLI) and passed down; where the project lives; the project's dbt vars.
+by the CLI) and passed down; where the project lives and where it keeps its temporary
+folders; the project's dbt vars.
 
 Each default lives in one place: the environment's in `Settings` below, the models' constants
 in dbt_project.yml's vars. profiles.yml's `env_var(..., default)` are the defaults of plain
@@ -9,7 +10,9 @@ in dbt_project.yml's vars. profiles.yml's `env_var(..., default)` are the defaul
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +29,14 @@ DEFAULT_SPARK_DIR = PROJECT_ROOT / "warehouse" / "spark"
 # DuckDB spills beyond it (the gate's connection and dbt's, in a release build); profiles.yml
 # repeats it as env_var's default for plain dbt.
 DEFAULT_MEMORY_LIMIT = "1.8GB"
+
+
+def temporary_folder(key: Path, kind: str = "") -> Path:
+    """This user's folder for `key` (a warehouse, a checkout) under the system's temporary
+    folder, named by a digest of it and by `kind` (what the folder holds)."""
+    digest = hashlib.sha256(str(key).encode()).hexdigest()[:16]
+    name = "-".join(["distressbench", str(os.getuid()), *([kind] if kind else []), digest])
+    return Path(tempfile.gettempdir()).absolute() / name
 
 
 @dataclass(frozen=True)

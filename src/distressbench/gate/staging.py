@@ -10,9 +10,6 @@ link of a fixed name (runner.dbt_process).
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +19,7 @@ from distressbench.gate.run import StagingResult, run_gate
 from distressbench.release import contract
 from distressbench.release.release import Release
 from distressbench.runner.dbt_process import DbtProcess
-from distressbench.settings import PROJECT_ROOT, Settings
+from distressbench.settings import PROJECT_ROOT, Settings, temporary_folder
 
 # The staging models the gate checks, each with the release tables it reads; the aggregate of
 # the judge labels is the one pass over them (its view stg_release__judge_labels is ephemeral).
@@ -46,8 +43,7 @@ def staging_models(present: Iterable[str]) -> list[str]:
 def link_folder(key: Path) -> Path:
     """The link folder for `key` (a warehouse, or the gate's own workspace); its path holds
     no quote, glob or format character, or it is refused by name."""
-    digest = hashlib.sha256(str(key).encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-{digest}" / "release"
+    folder = temporary_folder(key) / "release"
     unsafe = sorted(UNSAFE_CHARACTERS.intersection(str(folder)))
     if unsafe:
         tmp = folder.parent.parent
@@ -114,8 +110,7 @@ def gate_workspace(project_root: Path) -> Iterator[Path]:
     """The standalone gate's folder for the project at `project_root` (its database and dbt's
     target, kept between gates so dbt parses partially), one gate at a time; another checkout
     has a folder of its own."""
-    digest = hashlib.sha256(str(project_root).encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-gate-{digest}"
+    folder = temporary_folder(project_root, "gate")
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -22,7 +22,6 @@ Run as `python -m distressbench.runner.dbt_process PARENT_PID PROJECT_DIR` by Db
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -230,9 +229,7 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
 
 def saved_parse(database_name: str) -> Path:
     """Where this checkout keeps dbt's latest parse for a profile naming `database_name`."""
-    digest = hashlib.sha256(str(settings.PROJECT_ROOT).encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()).absolute() / f"distressbench-{os.getuid()}-parse-{digest}"
-    return folder / f"{database_name}.{PARTIAL_PARSE}"
+    return settings.temporary_folder(settings.PROJECT_ROOT, "parse") / f"{database_name}.{PARTIAL_PARSE}"
 
 
 def save_parse(parse: Path, saved: Path) -> None:

@@ -178,10 +178,10 @@ def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
     """The first build of a new warehouse parses partially, however its folder is named: dbt
     starts from the parse the checkout saved last, and sees the same profile and release path."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the checkout keeps its parse
+    release = releases / "a"
     parsed = []
     for name in ("first", "q'uo[te] {x}"):
         folder = tmp_path / name
-        release = releases / "a"
         link_release(folder / "links", contract.release_files(release), release / contract.MANIFEST)
         dbt = DbtProcess.start(
             database=folder / "building.duckdb",
