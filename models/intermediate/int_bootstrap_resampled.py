@@ -10,8 +10,11 @@ the costliest step, are drawn once). The calibration's rows are statistic
 null; int_calibration_resampled lays them out per dimension. The same per model (model_id
 set; int_calibration_by_model_resampled), and 'judge_alpha' per judge (judge_id set; estimate
 and interval, from distressbench.stats.agreement.AlphaResamples over that judge's units).
-The leaderboard's rows include every pair of ranked models ('pair_difference') and each
-model's compact letter display ('letters', in column letters). B, the seed and alpha come
+The leaderboard's rows include every pair of ranked models ('pair_difference', the
+unadjusted paired interval, and 'pair_difference_familywise', the simultaneous one), each
+model's compact letter display ('letters', in column letters, from the family-wise pairs),
+every model's score per dimension ('dimension_score', dimension set) and per subcategory
+('subcategory_score', subcategory set; model_id null for the pooled ranked models). B, the seed and alpha come
 from the vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml).
 The marts on top carry the enforced contracts.
 """
@@ -24,6 +27,7 @@ OUTPUT_SCHEMA = pa.schema(
         ("model_id", pa.string()),
         ("other_model_id", pa.string()),
         ("dimension", pa.string()),
+        ("subcategory", pa.string()),
         ("judge_id", pa.string()),
         ("estimate", pa.float64()),
         ("ci_low", pa.float64()),

@@ -1,7 +1,7 @@
 {#- model score = mean of the model's cell scores over all tasks (exact_mean: identical cells give
     bitwise-identical scores, hence one rank); rank among kind 'model'; the compact letter
     display (the bootstrap's) and the rank upper bound, 1 + the number of models clearly better
-    (their paired interval against this model excludes 0). -#}
+    at the family-wise 95% level (their simultaneous interval against this model excludes 0). -#}
 with
 
 models as (
@@ -79,11 +79,11 @@ letters as (
 ),
 
 clearly_worse as (
-    -- the model of each separated pair that is clearly worse: the second when the
-    -- difference (first - second) is clearly above 0, else the first
-    select case when ci_low > 0 then other_model_id else model_id end as model_id
+    -- the model of each pair separated at the family-wise level that is clearly worse: the
+    -- second when the difference (first - second) is clearly above 0, else the first
+    select case when adjusted_ci_low > 0 then other_model_id else model_id end as model_id
     from pair_differences
-    where is_separated
+    where is_separated_familywise
 ),
 
 clearly_better_counts as (

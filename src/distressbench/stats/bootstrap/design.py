@@ -5,7 +5,7 @@ for its columns and the exact power-of-two grid)."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,10 @@ class Design:
     dimensions: tuple[str, ...]  # sorted dimension ids
     design: np.ndarray  # n_tasks x n_columns, integer-valued float64
     unscale: np.ndarray  # n_columns, powers of two mapping sums back to score units
+    subcategories: tuple[str, ...] = ()  # sorted subcategory ids (when cells carry them)
+    # the task indices grouped by subcategory (subcategory s: positions bounds[s] to bounds[s + 1])
+    subcategory_tasks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    subcategory_bounds: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
 
     @property
     def n_tasks(self) -> int:
@@ -86,11 +90,32 @@ def build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> Design:
     per_task = [ranked_total * single, ranked_total * multi, single, multi, n_not_routed, n_recognized]
     columns = [score_matrix, np.column_stack(per_task)]
 
-    dimensions, dimension_blocks = _dimension_blocks(dimension_cells, task_ids, model_ids, model_is_ranked)
+    dimensions, dimension_blocks = _dimension_blocks(dimension_cells, task_ids, model_ids)
     columns.extend(dimension_blocks)
     design = np.column_stack(columns)
     design, unscale = _exact_grid(design, n)
-    return Design(task_ids, model_ids, ranked, reference, dimensions, design, unscale)
+    subcategories, tasks, bounds = _subcategory_groups(cells, t, task_ids)
+    return Design(task_ids, model_ids, ranked, reference, dimensions, design, unscale, subcategories, tasks, bounds)
+
+
+def _subcategory_groups(
+    cells: pd.DataFrame, t: np.ndarray, task_ids: np.ndarray
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """(subcategories, tasks, bounds) when cells carry a subcategory column (one per task):
+    the task indices sorted by subcategory, subcategory s holding positions bounds[s] to
+    bounds[s + 1]; no subcategories otherwise."""
+    if "subcategory" not in cells.columns:
+        return (), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    checks.require(cells, "cells", ("subcategory",))
+    s, subcategories = factorize_sorted(cells["subcategory"])
+    per_task = np.full(len(task_ids), -1)
+    per_task[t] = s
+    mixed = np.unique(t[per_task[t] != s])
+    if len(mixed):
+        raise checks.fail("cells", "task_id(s) with more than one subcategory", len(mixed), list(task_ids[mixed]))
+    tasks = np.argsort(per_task, kind="stable")
+    bounds = np.searchsorted(per_task[tasks], np.arange(len(subcategories) + 1))
+    return tuple(str(x) for x in subcategories), tasks, bounds
 
 
 def _check_cell_grid(
@@ -144,9 +169,8 @@ def _dimension_blocks(
     frame: pd.DataFrame,
     task_ids: np.ndarray,
     model_ids: np.ndarray,
-    model_is_ranked: np.ndarray,
 ) -> tuple[tuple[str, ...], list[np.ndarray]]:
-    """Per dimension: an n_tasks x n_ranked score block plus a 'task has it' mask column."""
+    """Per dimension: an n_tasks x n_models score block plus a 'task has it' mask column."""
     table = "dimension_cells"
     if len(frame) == 0:
         return (), []
@@ -162,7 +186,6 @@ def _dimension_blocks(
             examples = list(pd.unique(frame[column][unknown]))
             raise checks.fail(table, f"row(s) whose {column} is not in cells", int(unknown.sum()), examples)
     n, m, k = len(task_ids), len(model_ids), len(dimensions)
-    ranked = np.flatnonzero(model_is_ranked)
 
     pair = d * n + t  # dimension-major, the order of the blocks below
     duplicates = checks.duplicates(pair * m + mo, k * n * m)
@@ -170,27 +193,23 @@ def _dimension_blocks(
         keys = [(model_ids[mo[i]], task_ids[t[i]], dimensions[d[i]]) for i in duplicates[:EXAMPLES]]
         raise checks.fail(table, "duplicate (model_id, task_id, dimension) row(s)", len(duplicates), keys)
     rows_per_pair = np.bincount(pair, minlength=k * n)
-    ranked_per_pair = np.bincount(pair, weights=model_is_ranked[mo], minlength=k * n)
-    short = np.flatnonzero((rows_per_pair > 0) & (ranked_per_pair != len(ranked)))
+    short = np.flatnonzero((rows_per_pair > 0) & (rows_per_pair != m))
     if len(short):
         examples = [
-            f"({task_ids[p % n]!r}, {dimensions[p // n]!r}) has {int(ranked_per_pair[p])} of {len(ranked)}"
+            f"({task_ids[p % n]!r}, {dimensions[p // n]!r}) has {int(rows_per_pair[p])} of {m}"
             for p in short[:EXAMPLES]
         ]
         raise BootstrapInputError(
-            f"{table}: {len(short)} (task_id, dimension) pair(s) lack a row for some model of kind 'model' "
-            f"(a task that has a dimension needs a row for every ranked model); e.g. {'; '.join(examples)}"
+            f"{table}: {len(short)} (task_id, dimension) pair(s) lack a row for some model "
+            f"(a task that has a dimension needs a row for every model); e.g. {'; '.join(examples)}"
         )
-    # One n_tasks x (n_ranked + 1) block per dimension: ranked models' scores, then the mask
-    # (the pair has rows, hence one for every ranked model). Other models' rows land in a
-    # scratch slot that is cut off, so every row is placed by one flat scattered write.
-    width = len(ranked) + 1
-    slot = np.full(m, width)
-    slot[ranked] = np.arange(len(ranked))
-    blocks = np.zeros((k * n, width + 1))
-    blocks.reshape(-1)[pair * (width + 1) + slot[mo]] = scores
-    blocks[:, width - 1] = rows_per_pair > 0
-    return tuple(str(x) for x in dimensions), list(blocks.reshape(k, n, width + 1)[:, :, :width])
+    # One n_tasks x (n_models + 1) block per dimension: every model's scores, then the mask
+    # (the pair has rows, hence one for every model), each row placed by one flat scattered write.
+    width = m + 1
+    blocks = np.zeros((k * n, width))
+    blocks.reshape(-1)[pair * width + mo] = scores
+    blocks[:, m] = rows_per_pair > 0
+    return tuple(str(x) for x in dimensions), list(blocks.reshape(k, n, width))
 
 
 def _exact_grid(design: np.ndarray, n_tasks: int) -> tuple[np.ndarray, np.ndarray]:

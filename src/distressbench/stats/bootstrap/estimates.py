@@ -14,7 +14,8 @@ RANK_QUANTILE_METHOD = "inverted_cdf"
 
 
 def statistics(sums: np.ndarray, design: Design) -> np.ndarray:
-    """Resamples x statistics: model means (model_ids order), then headline_names()."""
+    """Resamples x statistics: model means (model_ids order), then headline_names(), then
+    every model's score on each dimension (dimension-major, model_ids order)."""
     n, m, k = design.n_tasks, design.n_models, design.n_ranked
     means = sums[:, :m] / n
     ranked = means[:, design.ranked]
@@ -32,12 +33,36 @@ def statistics(sums: np.ndarray, design: Design) -> np.ndarray:
             out.append(means[:, design.reference])
         out.extend([rate, single, multi, multi - single])
         start = m + 6
+        per_model = []
         for _ in design.dimensions:
-            block = sums[:, start : start + k + 1]
-            start += k + 1
-            scores = block[:, :k] / block[:, k:]
-            out.extend([scores.max(axis=1), np.median(scores, axis=1)])
-    return np.column_stack(out)
+            block = sums[:, start : start + m + 1]
+            start += m + 1
+            scores = block[:, :m] / block[:, m:]
+            ranked_scores = scores[:, design.ranked]
+            out.extend([ranked_scores.max(axis=1), np.median(ranked_scores, axis=1)])
+            per_model.append(scores)
+    return np.column_stack(out + per_model)
+
+
+def subcategory_statistics(counts: np.ndarray, design: Design) -> np.ndarray:
+    """Resamples x (n_subcategories x (n_models + 1)): per subcategory (sorted), each model's
+    mean cell score over the subcategory's drawn tasks (model_ids order), then the mean over
+    every ranked model's cells (pooled). Each subcategory's sums come from its own tasks'
+    counts and score columns only, so all of them together cost one more pass of the model
+    scores' product; NaN in a resample that draws none of its tasks."""
+    m = design.n_models
+    scores = design.design[:, :m]
+    out = np.empty((len(counts), len(design.subcategories) * (m + 1)))
+    for s in range(len(design.subcategories)):
+        tasks = design.subcategory_tasks[design.subcategory_bounds[s] : design.subcategory_bounds[s + 1]]
+        drawn = counts[:, tasks]
+        sums = (drawn @ scores[tasks]) * design.unscale[:m]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means = sums / drawn.sum(axis=1, keepdims=True)
+        block = out[:, s * (m + 1) : (s + 1) * (m + 1)]
+        block[:, :m] = means
+        block[:, m] = means[:, design.ranked].mean(axis=1)
+    return out
 
 
 def headline_names(design: Design) -> list[str]:
@@ -92,6 +117,41 @@ def pair_intervals(scores: np.ndarray, alpha: float) -> tuple[np.ndarray, np.nda
     by_model = np.ascontiguousarray(scores.T)
     for i in range(k - 1):
         low[i, i + 1 :], high[i, i + 1 :] = _row_quantiles(by_model[i] - by_model[i + 1 :], (alpha / 2, 1 - alpha / 2))
+    return low, high
+
+
+def familywise_intervals(scores: np.ndarray, point: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high), each k x k: simultaneous (1 - alpha) intervals for score(i) - score(j), every
+    pair i < j (the upper triangle; the rest is NaN), by the studentized max-statistic bootstrap.
+
+    se_ij is the standard deviation over the resamples of score(i) - score(j), from the k x k
+    covariance of the resampled scores (rows of `scores`, resamples x k); in each resample the
+    statistic is the largest |(d*_ij - d_ij) / se_ij| over all pairs, d_ij = point(i) - point(j)
+    (a pair with se_ij = 0 adds nothing); c is its (1 - alpha) quantile (np.quantile, "linear")
+    and the interval d_ij -/+ c * se_ij. It excludes 0 for at least one pair in no more than
+    about alpha of the releases in which all models are equal. The maximum is taken one model
+    against every model after it at a time, so memory holds resamples x k values, never all
+    k(k-1)/2 pairs."""
+    k = scores.shape[1]
+    low, high = np.full((k, k), np.nan), np.full((k, k), np.nan)
+    if k < 2:
+        return low, high
+    covariance = np.atleast_2d(np.cov(scores, rowvar=False, bias=True))
+    variance = np.diag(covariance)
+    se = np.sqrt(np.maximum(variance[:, None] + variance[None, :] - 2 * covariance, 0.0))
+    errors = np.ascontiguousarray((scores - point).T)  # k x resamples: d*_ij - d_ij = e_i - e_j
+    largest = np.zeros(scores.shape[0])
+    for i in range(k - 1):
+        spread = se[i, i + 1 :]
+        kept = np.flatnonzero(spread > 0)
+        if len(kept):
+            ratio = np.abs(errors[i] - errors[i + 1 + kept]) / spread[kept, None]
+            np.maximum(largest, ratio.max(axis=0), out=largest)
+    critical = float(np.quantile(largest, 1 - alpha, method=SCORE_QUANTILE_METHOD))
+    upper = np.triu(np.ones((k, k), dtype=bool), 1)
+    difference = point[:, None] - point[None, :]
+    low[upper] = (difference - critical * se)[upper]
+    high[upper] = (difference + critical * se)[upper]
     return low, high
 
 

@@ -30,6 +30,7 @@ def read_inputs(
         .join(triaged.set_alias("triaged"), "cells.response_key = triaged.response_key")
         .select(
             "cells.response_key, cells.model_id, cells.task_id, cells.kind, cells.score, cells.turn_type, "
+            "cells.subcategory, "
             "triaged.is_counted as is_recognized_with_routing, triaged.is_recognized_not_routed as is_not_routed"
         )
         .to_arrow_table()

@@ -14,18 +14,32 @@ from distressbench.stats.bootstrap.checks import BootstrapInputError
 from distressbench.stats.bootstrap.design import Design, build_design
 from distressbench.stats.bootstrap.draws import ResampleCounts
 from distressbench.stats.bootstrap.estimates import (
+    familywise_intervals,
     headline_names,
     pair_intervals,
     percentile_interval,
     rank_interval,
     rank_rows,
     statistics,
+    subcategory_statistics,
 )
 from distressbench.stats.bootstrap.letters import letters_by_model
 
-OUTPUT_COLUMNS = ("statistic", "model_id", "other_model_id", "estimate", "ci_low", "ci_high", "letters")
-# one output row, OUTPUT_COLUMNS' values
+OUTPUT_COLUMNS = (
+    "statistic",
+    "model_id",
+    "other_model_id",
+    "dimension",
+    "subcategory",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "letters",
+)
+# one output row, OUTPUT_COLUMNS' values without dimension and subcategory (null but in group rows)
 Row = tuple[str, str | None, str | None, float, float, float, str | None]
+# a 'dimension_score' or 'subcategory_score' row: statistic, model_id, dimension, subcategory, estimate, interval
+GroupRow = tuple[str, str | None, str | None, str | None, float, float, float]
 # One float64 copy of the count matrix per chunk (the product reads it as it is).
 COUNT_BYTES_BUDGET = 128 * 2**20
 
@@ -51,8 +65,10 @@ def run_bootstrap(
     is_recognized_with_routing, is_not_routed (only counted where recognized).
     dimension_cells: one row per (model, task, dimension) for the tasks that have the
     dimension: model_id, task_id, dimension, score. Extra columns are ignored.
-    Returns columns statistic, model_id, other_model_id, estimate, ci_low, ci_high, letters
-    (see the package docstring for the method, ranking and tie conventions).
+    cells may carry a subcategory column (one per task): then each model's and the pooled
+    'subcategory_score' rows come too.
+    Returns OUTPUT_COLUMNS (see the package docstring for the method, ranking and tie
+    conventions).
     on_counts(counts, task_ids), if given, sees each chunk of resample counts in resample
     order (columns: the sorted task ids it is given), so that another bootstrap over the same
     tasks (CalibrationResamples.add) shares the draws; the array is reused for the next chunk.
@@ -73,7 +89,7 @@ def run_bootstrap(
     point_means = identity[0, :m] / n
     ranked_ids = design.model_ids[design.ranked]
     order = sorted(range(k), key=lambda j: (-point_means[design.ranked[j]], ranked_ids[j]))
-    point = statistics(identity, design)[0]
+    point = np.concatenate([statistics(identity, design)[0], subcategory_statistics(np.ones((1, n)), design)[0]])
 
     step = min(samples, int(chunk_size) if chunk_size is not None else default_chunk_size(n))
     draws, ranks, top_share = _resample(design, len(point), samples, int(seed), step, on_counts)
@@ -82,7 +98,8 @@ def run_bootstrap(
     # every pair of ranked models, in ranking order: the paired intervals and the letters
     in_order = design.ranked[order]
     pair_low, pair_high = pair_intervals(draws[:, in_order], alpha)
-    separated = (pair_low > 0) | (pair_high < 0)
+    adjusted_low, adjusted_high = familywise_intervals(draws[:, in_order], point[in_order], alpha)
+    separated = (adjusted_low > 0) | (adjusted_high < 0)  # at the family-wise level
     letters = letters_by_model(separated | separated.T)
 
     model_order = [int(design.ranked[j]) for j in order] + ([design.reference] if design.reference is not None else [])
@@ -103,8 +120,27 @@ def run_bootstrap(
         difference = point[in_order[a]] - point[in_order[b]]
         pair = (ranked_ids[order[a]], ranked_ids[order[b]], difference, pair_low[a, b], pair_high[a, b])
         rows.append(("pair_difference", *pair, None))
+        adjusted = (ranked_ids[order[a]], ranked_ids[order[b]], difference, adjusted_low[a, b], adjusted_high[a, b])
+        rows.append(("pair_difference_familywise", *adjusted, None))
 
-    return _frame(rows)
+    groups = _group_frame(_group_rows(design, point, low, high, m + len(names)))
+    return pd.concat([_frame(rows), groups], ignore_index=True)
+
+
+def _group_rows(design: Design, point: np.ndarray, low: np.ndarray, high: np.ndarray, start: int) -> list[GroupRow]:
+    """The 'dimension_score' rows (every model, every dimension), then the 'subcategory_score'
+    rows (every model, then the pooled row with model_id null), from column `start` on."""
+    rows: list[GroupRow] = []
+    c = start
+    for dimension in design.dimensions:
+        for model_id in design.model_ids:
+            rows.append(("dimension_score", model_id, dimension, None, point[c], low[c], high[c]))
+            c += 1
+    for subcategory in design.subcategories:
+        for model_id in [*design.model_ids, None]:
+            rows.append(("subcategory_score", model_id, None, subcategory, point[c], low[c], high[c]))
+            c += 1
+    return rows
 
 
 def _check_parameters(samples: int, seed: int, alpha: float, chunk_size: int | None) -> None:
@@ -143,7 +179,7 @@ def _resample(
         if on_counts is not None:
             on_counts(drawn, design.task_ids)
         sums = (drawn @ design.design) * design.unscale
-        stats = statistics(sums, design)
+        stats = np.concatenate([statistics(sums, design), subcategory_statistics(drawn, design)], axis=1)
         draws[start : start + size] = stats
         chunk_ranks = rank_rows(stats[:, design.ranked])
         ranks[start : start + size] = chunk_ranks
@@ -160,9 +196,29 @@ def _frame(rows: list[Row]) -> pd.DataFrame:
             "statistic": pd.Series(columns[0], dtype="str"),
             "model_id": pd.Series(columns[1], dtype="str"),
             "other_model_id": pd.Series(columns[2], dtype="str"),
+            "dimension": pd.Series([None] * len(rows), dtype="str"),
+            "subcategory": pd.Series([None] * len(rows), dtype="str"),
             "estimate": np.asarray(columns[3], dtype=np.float64),
             "ci_low": np.asarray(columns[4], dtype=np.float64),
             "ci_high": np.asarray(columns[5], dtype=np.float64),
             "letters": pd.Series(columns[6], dtype="str"),
+        }
+    )
+
+
+def _group_frame(rows: list[GroupRow]) -> pd.DataFrame:
+    """The group rows as a frame of OUTPUT_COLUMNS (other_model_id and letters null)."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 7
+    return pd.DataFrame(
+        {
+            "statistic": pd.Series(columns[0], dtype="str"),
+            "model_id": pd.Series(columns[1], dtype="str"),
+            "other_model_id": pd.Series([None] * len(rows), dtype="str"),
+            "dimension": pd.Series(columns[2], dtype="str"),
+            "subcategory": pd.Series(columns[3], dtype="str"),
+            "estimate": np.asarray(columns[4], dtype=np.float64),
+            "ci_low": np.asarray(columns[5], dtype=np.float64),
+            "ci_high": np.asarray(columns[6], dtype=np.float64),
+            "letters": pd.Series([None] * len(rows), dtype="str"),
         }
     )

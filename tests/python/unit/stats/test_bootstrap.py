@@ -39,8 +39,9 @@ DIMENSIONS = {
         "B": {"t1": 0.8, "t2": 0.6, "t3": 0.4},
         "C": {"t1": 0.2, "t2": 0.2, "t3": 0.5},
         "D": {"t1": 0.6, "t2": 0.9, "t3": 0.6},
+        REF: {"t1": 1.0, "t2": 0.9, "t3": 0.8},
     },
-    "safety_disclaimer": {"A": {"t3": 1.0}, "B": {"t3": 0.0}, "C": {"t3": 0.0}, "D": {"t3": 0.5}},
+    "safety_disclaimer": {"A": {"t3": 1.0}, "B": {"t3": 0.0}, "C": {"t3": 0.0}, "D": {"t3": 0.5}, REF: {"t3": 1.0}},
 }
 TASKS = ("t1", "t2", "t3")
 
@@ -171,7 +172,13 @@ def test_rows_and_pair_differences_follow_point_ranking() -> None:
         ("B", "C"),
     ]
     assert pairs["estimate"].to_numpy() == pytest.approx([0.1, 0.2, 0.5, 0.1, 0.4, 0.3], abs=1e-12)
-    assert result.loc[result["statistic"] != "pair_difference", "other_model_id"].isna().all()
+    adjusted = result[result["statistic"] == "pair_difference_familywise"]
+    assert list(zip(adjusted["model_id"], adjusted["other_model_id"], strict=True)) == list(
+        zip(pairs["model_id"], pairs["other_model_id"], strict=True)
+    )
+    assert adjusted["estimate"].tolist() == pairs["estimate"].tolist()
+    is_pair = result["statistic"].isin(["pair_difference", "pair_difference_familywise"])
+    assert result.loc[~is_pair, "other_model_id"].isna().all()
     assert result.loc[result["statistic"] == "best_model_score", "model_id"].isna().all()
     assert result.loc[result["statistic"] == "p_rank_1", ["ci_low", "ci_high"]].isna().all().all()
 
@@ -394,10 +401,10 @@ def test_bad_values_are_rejected() -> None:
         run_bootstrap(cells, hand_dimensions(), alpha=1.0)
 
 
-def test_dimension_rows_must_cover_every_ranked_model() -> None:
+def test_dimension_rows_must_cover_every_model() -> None:
     dims = hand_dimensions()
     short = dims[~((dims["model_id"] == "B") & (dims["dimension"] == "routing") & (dims["task_id"] == "t2"))]
-    pattern = r"1 \(task_id, dimension\) pair\(s\).*\('t2', 'routing'\) has 3 of 4"
+    pattern = r"1 \(task_id, dimension\) pair\(s\).*\('t2', 'routing'\) has 4 of 5"
     with pytest.raises(BootstrapInputError, match=pattern):
         run_bootstrap(hand_cells(), short)
     ghost = pd.DataFrame([{"model_id": "ghost", "task_id": "t1", "dimension": "routing", "score": 0.5}])

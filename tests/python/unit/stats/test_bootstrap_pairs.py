@@ -12,7 +12,7 @@ from distressbench.stats.bootstrap.estimates import pair_intervals as bootstrap_
 from distressbench.stats.bootstrap.letters import letter_name, letter_sets, letters_by_model
 from distressbench.stats.bootstrap.run import run_bootstrap
 from fixtures.bootstrap_inputs import random_inputs
-from fixtures.independent_pairs import letter_problems, pair_intervals, separated_pairs
+from fixtures.independent_pairs import familywise_intervals, letter_problems, pair_intervals, separated_pairs
 
 SEED, SAMPLES, ALPHA = 11, 300, 0.05
 
@@ -37,8 +37,15 @@ def test_every_pair_matches_the_independent_computation() -> None:
     assert set(got) == set(expected)
     for pair, values in expected.items():
         assert got[pair] == pytest.approx(values, abs=1e-9), pair
-    separated = separated_pairs(expected)
-    assert 0 < len(separated) < len(expected)  # the fixture has both kinds of pairs
+    adjusted = familywise_intervals(cells, seed=SEED, samples=SAMPLES, alpha=ALPHA)
+    rows = result[result["statistic"] == "pair_difference_familywise"]
+    got = {(r.model_id, r.other_model_id): (r.estimate, r.ci_low, r.ci_high) for r in rows.itertuples(index=False)}
+    assert set(got) == set(adjusted)
+    for pair, values in adjusted.items():
+        assert got[pair] == pytest.approx(values, abs=1e-9), pair
+        assert values[1] <= expected[pair][1] and values[2] >= expected[pair][2], pair  # wider than unadjusted
+    separated = separated_pairs(adjusted)
+    assert 0 < len(separated) < len(separated_pairs(expected))  # some pairs separate only unadjusted
     letters = result[result["statistic"] == "letters"].set_index("model_id")["letters"].to_dict()
     assert len(letters) == 8
     assert letter_problems(letters, separated) == []
