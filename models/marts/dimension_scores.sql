@@ -1,5 +1,5 @@
 {#- dimension score(model, d) = mean, over the tasks with at least one criterion in d, of the
-    weighted fraction met within d. -#}
+    weighted fraction met within d; its interval is the joint task bootstrap's. -#}
 with
 
 models as (
@@ -16,6 +16,20 @@ cell_dimensions as (
 
 responses as (
     select * from {{ ref('stg_release__responses') }}
+),
+
+bootstrap as (
+    select * from {{ ref('int_bootstrap_resampled') }}
+),
+
+intervals as (
+    select
+        model_id,
+        dimension,
+        ci_low,
+        ci_high
+    from bootstrap
+    where statistic = 'dimension_score'
 ),
 
 scored as (
@@ -38,12 +52,18 @@ final as (
         scored.dimension,
         dimensions.dimension_kind,
         scored.n_tasks,
-        scored.score
+        scored.score,
+        intervals.ci_low,
+        intervals.ci_high
     from scored
     inner join models
         on scored.model_id = models.model_id
     inner join dimensions
         on scored.dimension = dimensions.dimension_id
+    left join intervals
+        on
+            scored.model_id = intervals.model_id
+            and scored.dimension = intervals.dimension
 )
 
 select * from final

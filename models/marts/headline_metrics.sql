@@ -166,7 +166,7 @@ intervals as (
         ci_low,
         ci_high
     from bootstrap
-    where model_id is null and dimension is null and judge_id is null
+    where model_id is null and dimension is null and subcategory is null and judge_id is null
     union all
     select
         'judge_alpha' as metric,

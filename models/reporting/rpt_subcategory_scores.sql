@@ -1,5 +1,6 @@
 {#- Paper table T6 in long form (one row per subcategory x model; the table pivots the models
-    into columns, listed by rpt_model_order): every subcategory, pooled and per model. -#}
+    into columns, listed by rpt_model_order): every subcategory, pooled and per model, each
+    score with its task-bootstrap interval. -#}
 with
 
 subcategory_scores as (
@@ -22,7 +23,9 @@ pooled as (
     select
         subcategory,
         n_tasks,
-        score
+        score,
+        ci_low,
+        ci_high
     from subcategory_scores
     where is_pooled
 ),
@@ -31,7 +34,9 @@ per_model as (
     select
         subcategory,
         model_id,
-        score
+        score,
+        ci_low,
+        ci_high
     from subcategory_scores
     where not is_pooled
 ),
@@ -43,8 +48,12 @@ final as (
         subcategories.label,
         pooled.n_tasks,
         pooled.score as pooled_score,
+        pooled.ci_low as pooled_ci_low,
+        pooled.ci_high as pooled_ci_high,
         per_model.model_id as pivot_key,
         per_model.score as pivot_value,
+        per_model.ci_low as pivot_ci_low,
+        per_model.ci_high as pivot_ci_high,
         cast(
             row_number() over (order by subcategories.display_order, per_model.model_id)
             as {{ dbt.type_bigint() }}

@@ -96,9 +96,12 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "leaderboard",
         "Leaderboard",
-        "Models ranked by score. Two models share a letter when their paired bootstrap interval includes 0 "
-        "(they cannot be told apart) and share none when it excludes 0; the rank bound is 1 + the number of "
-        "models clearly better.",
+        "Models ranked by score. Two models share a letter when they cannot be told apart once every pair of "
+        f"models is allowed for: their simultaneous (family-wise) {INTERVAL_LEVEL} bootstrap interval includes 0; "
+        "they share none when it excludes 0. The rank bound is the best rank that cannot be ruled out: 1 + the "
+        "number of models clearly better at that family-wise level. It can differ from the rank interval, which "
+        "says where the model's own rank falls across the resamples, one model at a time and not adjusted for "
+        "the others: a different question.",
         (
             FigureSpec(
                 "fig-leaderboard",
@@ -113,7 +116,8 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "dimensions",
         "Dimensions",
-        "How each model does on each of the seven rubric dimensions: six ask the reply to act, one to withhold.",
+        "How each model does on each of the seven rubric dimensions: six ask the reply to act, one to withhold. "
+        f"The table gives each score its {INTERVAL_LEVEL} task-bootstrap interval.",
         (
             FigureSpec(
                 "fig-dimension-heatmap",
@@ -161,7 +165,8 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "subcategories",
         "Subcategories",
-        "The 23 crisis situations of the corpus.",
+        f"The 23 crisis situations of the corpus. The table gives each score its {INTERVAL_LEVEL} task-bootstrap "
+        "interval: a gap between two subcategories means little when their intervals overlap widely.",
         (
             FigureSpec(
                 "fig-subcategory-heatmap",

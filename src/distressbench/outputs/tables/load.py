@@ -23,13 +23,16 @@ def _pivot(
 ) -> tuple[tuple[str, ...], list[tuple[Any, ...]], tuple[Column, ...]]:
     position = {name: i for i, name in enumerate(names)}
     index_at = [position[name] for name in pivot.index]
-    key_at, value_at = position["pivot_key"], position["pivot_value"]
+    key_at = position["pivot_key"]
     model, key, header, order = pivot.columns
     spread = connection.execute(
         f"select {key}, {header}, column_group from {REPORTING_SCHEMA}.{model} order by {order}"
     ).fetchall()
     keys = [str(key) for key, _, _ in spread]
-    fields = tuple(pivot.index) + tuple(f"{pivot.field_prefix}{key}" for key in keys)
+    suffixes = ("", "_ci_low", "_ci_high") if pivot.interval else ("",)
+    value_names = ("pivot_value", "pivot_ci_low", "pivot_ci_high")[: len(suffixes)]
+    values_at = [position[name] for name in value_names]
+    fields = tuple(pivot.index) + tuple(f"{pivot.field_prefix}{key}{suffix}" for key in keys for suffix in suffixes)
     if len(set(fields)) != len(fields):
         clash = sorted({f for f in fields if fields.count(f) > 1})
         raise ValueError(f"table {spec.key}: pivot columns clash with its fields: {clash}")
@@ -37,16 +40,22 @@ def _pivot(
     for row in rows:  # at most models x subcategories rows: small
         values = grouped.setdefault(tuple(row[i] for i in index_at), {})
         if row[key_at] is not None:
-            values[str(row[key_at])] = row[value_at]
+            values[str(row[key_at])] = tuple(row[i] for i in values_at)
     unknown = sorted({k for values in grouped.values() for k in values} - set(keys))
     if unknown:
         raise ValueError(
             f"table {spec.key}: {len(unknown)} pivot key(s) in the marts are missing from its column list, "
             f"e.g. {unknown[:3]}"
         )
-    wide = [index + tuple(values.get(key) for key in keys) for index, values in grouped.items()]
+    blank = (None,) * len(suffixes)
+    wide = [index + sum((values.get(key, blank) for key in keys), ()) for index, values in grouped.items()]
     columns = spec.columns + tuple(
-        Column(str(header), pivot.fmt, (f"{pivot.field_prefix}{key}",), group=None if group is None else str(group))
+        Column(
+            str(header),
+            pivot.fmt,
+            tuple(f"{pivot.field_prefix}{key}{suffix}" for suffix in suffixes),
+            group=None if group is None else str(group),
+        )
         for key, header, group in spread
     )
     return fields, wide, columns

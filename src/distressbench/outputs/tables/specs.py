@@ -46,10 +46,13 @@ T2 = TableSpec(
     caption=(
         f"Model score (mean weighted share of criteria met over all tasks, %) with its {INTERVAL_LEVEL} bootstrap "
         "interval; rank among ranked models (equal scores share a rank); letters (a compact letter display over "
-        f"every pair of models: two models that share a letter cannot be told apart, their paired {INTERVAL_LEVEL} "
-        "bootstrap interval includes 0; two that share none can); the rank's "
-        f"{INTERVAL_LEVEL} bootstrap interval; the rank upper bound (1 + the number of models clearly better); and "
-        "the probability of ranking first. The clinician reference is shown beside the models, not ranked."
+        "every pair of models at the family-wise level: two models that share a letter cannot be told apart once "
+        f"all pairs are allowed for, their simultaneous {INTERVAL_LEVEL} bootstrap interval includes 0; two that "
+        f"share none can); the rank's {INTERVAL_LEVEL} bootstrap interval (where the model's own rank falls over "
+        "the resamples, not adjusted for the other models); the rank bound (the best rank that cannot be ruled "
+        "out: 1 + the number of models clearly better at the family-wise level, so it can lie outside the rank "
+        "interval); and the probability of ranking first. The clinician reference is shown beside the models, not "
+        "ranked."
     ),
     model="rpt_leaderboard",
     columns=(
@@ -71,6 +74,7 @@ T3 = TableSpec(
         "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
         "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
         "back. Best and median are over ranked models (the median of an even count is the mean of the middle two). "
+        f"In brackets the {INTERVAL_LEVEL} task-bootstrap interval. "
         "—: no criterion of the dimension in the release." + _FLOOR_NOTE
     ),
     model="rpt_dimension_scores",
@@ -78,6 +82,8 @@ T3 = TableSpec(
     pivot=Pivot(
         index=("release_id", "row_group", "model_id", "label"),
         columns=DIMENSION_COLUMNS,
+        fmt="pct_ci",
+        interval=True,
     ),
 )
 
@@ -121,19 +127,22 @@ T6 = TableSpec(
     title="Scores by subcategory",
     caption=(
         "Mean cell score (%) per crisis subcategory: pooled over ranked models, and per model (models ordered by "
-        "overall score; the clinician reference last)."
+        f"overall score; the clinician reference last), each with its {INTERVAL_LEVEL} task-bootstrap interval in "
+        "brackets."
     ),
     model="rpt_subcategory_scores",
     columns=(
         Column("Subcategory", "text", ("label",)),
         Column("Tasks", "count", ("n_tasks",)),
-        Column("All ranked models (%)", "pct", ("pooled_score",)),
+        Column("All ranked models (%)", "pct_ci", ("pooled_score", "pooled_ci_low", "pooled_ci_high")),
     ),
     pivot=Pivot(
-        index=("release_id", "subcategory", "label", "n_tasks", "pooled_score"),
+        index=("release_id", "subcategory", "label", "n_tasks", "pooled_score", "pooled_ci_low", "pooled_ci_high"),
         columns=MODEL_COLUMNS,
+        fmt="pct_ci",
         field_prefix="score_",
         group_in_markdown=False,
+        interval=True,
     ),
     wide=True,
 )

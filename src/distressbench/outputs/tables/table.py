@@ -29,7 +29,9 @@ class Column:
 class Pivot:
     """Spread a long reporting model into one raw field and one display column per key.
 
-    The model has the `index` fields, then `pivot_key` and `pivot_value`; `columns` names
+    The model has the `index` fields, then `pivot_key` and `pivot_value` (and, with
+    `interval`, `pivot_ci_low` and `pivot_ci_high`: each column then shows the value with its
+    interval, and the raw fields of key k are k, k_ci_low and k_ci_high); `columns` names
     the reporting model that lists the columns and its key, header and order columns (the
     spanner is its `column_group`)."""
 
@@ -38,6 +40,7 @@ class Pivot:
     fmt: str = "pct"
     field_prefix: str = ""
     group_in_markdown: bool = True  # Markdown has no spanners: append the group to the header
+    interval: bool = False  # the long rows carry pivot_ci_low and pivot_ci_high
 
 
 @dataclass(frozen=True)

@@ -204,12 +204,18 @@ def test_dimension_kind_is_named_apart_from_model_kind(marts: duckdb.DuckDBPyCon
 def test_csv_t3_equals_dimension_marts(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
     rows = _csv(exported, "t3_dimension_scores")
     dimensions = [d for (d,) in _rows(marts, "select dimension_id from reference.dimensions order by display_order")]
-    assert list(rows[0].keys()) == ["release_id", "row_group", "model_id", "label", *dimensions]
+    spread = [f"{d}{suffix}" for d in dimensions for suffix in ("", "_ci_low", "_ci_high")]
+    assert list(rows[0].keys()) == ["release_id", "row_group", "model_id", "label", *spread]
     by_model = {r["model_id"]: r for r in rows if r["row_group"] in ("model", "reference")}
-    expected = _rows(marts, "select model_id, dimension, score from marts.dimension_scores")
-    assert len(by_model) == len({m for m, _, _ in expected})
-    for model, dimension, score in expected:
-        assert _num(by_model[model][dimension]) == score
+    expected = _rows(marts, "select model_id, dimension, score, ci_low, ci_high from marts.dimension_scores")
+    assert len(by_model) == len({m for m, *_ in expected})
+    for model, dimension, score, low, high in expected:
+        row = by_model[model]
+        assert (_num(row[dimension]), _num(row[f"{dimension}_ci_low"]), _num(row[f"{dimension}_ci_high"])) == (
+            score,
+            low,
+            high,
+        )
     best = next(r for r in rows if r["row_group"] == "best")
     median = next(r for r in rows if r["row_group"] == "median")
     for dimension, best_score, median_score in _rows(
@@ -240,11 +246,14 @@ def test_csv_t6_equals_subcategory_scores(exported: dict[str, Path], marts: duck
     seeds = _rows(marts, "select subcategory_id from reference.subcategories order by display_order")
     assert [r["subcategory"] for r in rows] == [s for (s,) in seeds]
     by_subcategory = {r["subcategory"]: r for r in rows}
-    expected = _rows(marts, "select subcategory, model_id, is_pooled, n_tasks, score from marts.subcategory_scores")
+    expected = _rows(
+        marts, "select subcategory, model_id, is_pooled, n_tasks, score, ci_low, ci_high from marts.subcategory_scores"
+    )
     assert expected
-    for subcategory, model, pooled, n_tasks, score in expected:
+    for subcategory, model, pooled, n_tasks, score, low, high in expected:
         row = by_subcategory[subcategory]
-        assert _num(row["pooled_score" if pooled else f"score_{model}"]) == score
+        field, ends = ("pooled_score", "pooled_ci") if pooled else (f"score_{model}", f"score_{model}_ci")
+        assert (_num(row[field]), _num(row[f"{ends}_low"]), _num(row[f"{ends}_high"])) == (score, low, high)
         assert int(row["n_tasks"]) == n_tasks
     present = {s for s, *_ in expected}
     assert all(r["pooled_score"] == "" for r in rows if r["subcategory"] not in present)
