@@ -15,7 +15,7 @@ Method
   differences and ranks are consistent with the score intervals.
 - Resampled sums are one matrix product, ``counts @ design``, over a design matrix with one
   column per needed per-task sum (model scores, turn-type masks, recognized / not-routed
-  counts, per-dimension scores and "task has the dimension" masks). Ratios such as a
+  counts, every model's per-dimension scores and "task has the dimension" masks). Ratios such as a
   dimension score (sum c*s*has / sum c*has) or the recognized-but-not-routed rate are
   re-estimated as ratios in every resample.
 - Each design column is put on a power-of-two grid (scores rounded to at most
@@ -42,18 +42,33 @@ Method
   then model_id ascending for exact ties. 'pair_difference' pairs every two ranked models
   once, the higher-ranked first: estimate = score(model) - score(other), its percentile
   interval over the same resamples (estimates.pair_intervals, one model against all below it
-  at a time, so memory holds B x k differences). Two models are clearly different when that
-  interval excludes 0.
-- 'letters': each ranked model's compact letter display over those pairs (letters.py,
-  Piepho 2004): two models share a letter exactly when they are not clearly different.
+  at a time, so memory holds B x k differences): unadjusted, the pair looked at alone.
+- 'pair_difference_familywise': the same pairs' simultaneous intervals
+  (estimates.familywise_intervals), a studentized max-statistic bootstrap: se_ij is the
+  standard deviation over resamples of score(i) - score(j), from the k x k covariance of the
+  resampled scores; c is the (1 - alpha) quantile over resamples of max over pairs of
+  |d*_ij - d_ij| / se_ij; the interval is d_ij -/+ c * se_ij (one model against all below it
+  at a time, so memory holds B x k values). Two models are clearly different when it
+  excludes 0: the k(k-1)/2 intervals hold together at the 1 - alpha level.
+- 'letters': each ranked model's compact letter display over the family-wise pairs
+  (letters.py, Piepho 2004): two models share a letter exactly when they are not clearly
+  different.
+- 'dimension_score': every model's score per dimension (the clinician reference too), a
+  ratio per resample like the best / median ones. 'subcategory_score' (when cells carry a
+  subcategory): every model's mean cell score over the subcategory's drawn tasks, and the
+  mean over the ranked models (model_id null); each subcategory's sums come from its own
+  tasks' counts and score columns, so all of them cost one more pass of the model scores'
+  product, not a dense column per subcategory and model in the design.
 
 Inputs are the dbt models' rows, whose keys and values dbt tests already check; only what
 would otherwise give a silently wrong result is checked again here (duplicate or missing
-cells, a model with two kinds, a task with two turn types, dimension rows that do not cover
-every ranked model, null or out-of-range scores), plus a clear error for no ranked model.
+cells, a model with two kinds, a task with two turn types or subcategories, dimension rows
+that do not cover every model, null or out-of-range scores), plus a clear error for no
+ranked model.
 
 The modules: inputs reads the dbt models' rows; checks holds the input checks; design builds
 the design matrix; draws draws the resample counts; estimates turns resampled sums into
-statistics, ranks and intervals (pair_intervals: every pair's); letters makes the compact
+statistics, ranks and intervals (pair_intervals: every pair's unadjusted one;
+familywise_intervals: the simultaneous ones); letters makes the compact
 letter display; run runs it all (run_bootstrap) and lays out the rows.
 """
