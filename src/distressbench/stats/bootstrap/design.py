@@ -45,6 +45,8 @@ class Design:
     # the task indices grouped by subcategory (subcategory s: positions bounds[s] to bounds[s + 1])
     subcategory_tasks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     subcategory_bounds: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    # the model score columns of the design and a column of ones, rows in subcategory_tasks order
+    subcategory_scores: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
 
     @property
     def n_tasks(self) -> int:
@@ -95,7 +97,8 @@ def build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> Design:
     design = np.column_stack(columns)
     design, unscale = _exact_grid(design, n)
     subcategories, tasks, bounds = _subcategory_groups(cells, t, task_ids)
-    return Design(task_ids, model_ids, ranked, reference, dimensions, design, unscale, subcategories, tasks, bounds)
+    groups = (subcategories, tasks, bounds, np.column_stack([design[tasks, :m], np.ones(len(tasks))]))
+    return Design(task_ids, model_ids, ranked, reference, dimensions, design, unscale, *groups)
 
 
 def _subcategory_groups(

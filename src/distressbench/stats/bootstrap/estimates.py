@@ -10,6 +10,8 @@ import numpy as np
 from distressbench.stats.bootstrap.design import Design
 
 SCORE_QUANTILE_METHOD = "linear"
+# Counts regrouped by subcategory at a time (subcategory_statistics): small enough to stay in cache.
+GROUP_BLOCK_VALUES = 2**20
 RANK_QUANTILE_METHOD = "inverted_cdf"
 
 
@@ -47,22 +49,29 @@ def statistics(sums: np.ndarray, design: Design) -> np.ndarray:
 def subcategory_statistics(counts: np.ndarray, design: Design) -> np.ndarray:
     """Resamples x (n_subcategories x (n_models + 1)): per subcategory (sorted), each model's
     mean cell score over the subcategory's drawn tasks (model_ids order), then the mean over
-    every ranked model's cells (pooled). Each subcategory's sums come from its own tasks'
-    counts and score columns only, so all of them together cost one more pass of the model
-    scores' product; NaN in a resample that draws none of its tasks."""
-    m = design.n_models
-    scores = design.design[:, :m]
-    out = np.empty((len(counts), len(design.subcategories) * (m + 1)))
-    for s in range(len(design.subcategories)):
-        tasks = design.subcategory_tasks[design.subcategory_bounds[s] : design.subcategory_bounds[s + 1]]
-        drawn = counts[:, tasks]
-        sums = (drawn @ scores[tasks]) * design.unscale[:m]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            means = sums / drawn.sum(axis=1, keepdims=True)
-        block = out[:, s * (m + 1) : (s + 1) * (m + 1)]
-        block[:, :m] = means
-        block[:, m] = means[:, design.ranked].mean(axis=1)
-    return out
+    every ranked model's cells (pooled). A few resamples at a time (GROUP_BLOCK_VALUES counts)
+    the counts are copied with their columns grouped by subcategory; each subcategory's sums
+    are then one product of its own contiguous block of counts with its score rows and a
+    column of ones (the tasks drawn), so all of them together cost one more pass over the
+    counts, not a dense column per subcategory and model. NaN in a resample that draws none
+    of the subcategory's tasks."""
+    m, n = design.n_models, design.n_tasks
+    out = np.empty((len(counts), len(design.subcategories), m + 1))
+    if not design.subcategories:
+        return out.reshape(len(counts), 0)
+    bounds = design.subcategory_bounds
+    rows = max(1, GROUP_BLOCK_VALUES // n)
+    grouped = np.empty((min(rows, len(counts)), n))
+    for lo in range(0, len(counts), rows):
+        chunk = counts[lo : lo + rows]
+        block = np.take(chunk, design.subcategory_tasks, axis=1, out=grouped[: len(chunk)])
+        for s in range(len(design.subcategories)):
+            part = slice(bounds[s], bounds[s + 1])
+            sums = block[:, part] @ design.subcategory_scores[part]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[lo : lo + rows, s, :m] = sums[:, :m] * design.unscale[:m] / sums[:, m:]
+    out[:, :, m] = out[:, :, design.ranked].mean(axis=2)
+    return out.reshape(len(counts), -1)
 
 
 def headline_names(design: Design) -> list[str]:
