@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from distressbench.stats.bootstrap.design import Design
 
@@ -62,14 +63,16 @@ def subcategory_statistics(counts: np.ndarray, design: Design) -> np.ndarray:
     bounds = design.subcategory_bounds
     rows = max(1, GROUP_BLOCK_VALUES // n)
     grouped = np.empty((min(rows, len(counts)), n))
-    for lo in range(0, len(counts), rows):
-        chunk = counts[lo : lo + rows]
-        block = np.take(chunk, design.subcategory_tasks, axis=1, out=grouped[: len(chunk)])
-        for s in range(len(design.subcategories)):
-            part = slice(bounds[s], bounds[s + 1])
-            sums = block[:, part] @ design.subcategory_scores[part]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out[lo : lo + rows, s, :m] = sums[:, :m] * design.unscale[:m] / sums[:, m:]
+    # each product is one subcategory's small block: BLAS threads cost more than they save on it
+    with threadpool_limits(limits=1, user_api="blas"):
+        for lo in range(0, len(counts), rows):
+            chunk = counts[lo : lo + rows]
+            block = np.take(chunk, design.subcategory_tasks, axis=1, out=grouped[: len(chunk)])
+            for s in range(len(design.subcategories)):
+                part = slice(bounds[s], bounds[s + 1])
+                sums = block[:, part] @ design.subcategory_scores[part]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out[lo : lo + rows, s, :m] = sums[:, :m] * design.unscale[:m] / sums[:, m:]
     out[:, :, m] = out[:, :, design.ranked].mean(axis=2)
     return out.reshape(len(counts), -1)
 
