@@ -11,6 +11,8 @@ from threadpoolctl import threadpool_limits
 from distressbench.stats.bootstrap.design import Design
 
 SCORE_QUANTILE_METHOD = "linear"
+# Columns of resampled statistics whose quantiles are taken at a time (percentile_interval).
+QUANTILE_COLUMNS = 64
 # Counts regrouped by subcategory at a time (subcategory_statistics): small enough to stay in cache.
 GROUP_BLOCK_VALUES = 2**20
 RANK_QUANTILE_METHOD = "inverted_cdf"
@@ -106,9 +108,13 @@ def rank_rows(scores: np.ndarray) -> np.ndarray:
 
 
 def percentile_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per column (alpha/2, 1 - alpha/2) quantiles, NaN resamples left out."""
+    """Per column (alpha/2, 1 - alpha/2) quantiles, NaN resamples left out; QUANTILE_COLUMNS
+    columns at a time, so that the quantiles' working copy stays small."""
     q = [alpha / 2, 1 - alpha / 2]
-    bounds = np.quantile(draws, q, axis=0, method=SCORE_QUANTILE_METHOD)
+    bounds = np.empty((2, draws.shape[1]))
+    for lo in range(0, draws.shape[1], QUANTILE_COLUMNS):
+        part = slice(lo, lo + QUANTILE_COLUMNS)
+        bounds[:, part] = np.quantile(draws[:, part], q, axis=0, method=SCORE_QUANTILE_METHOD)
     gaps = np.flatnonzero(np.isnan(draws).any(axis=0))
     if len(gaps):
         with warnings.catch_warnings():

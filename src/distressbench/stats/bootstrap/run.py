@@ -179,8 +179,10 @@ def _resample(
         if on_counts is not None:
             on_counts(drawn, design.task_ids)
         sums = (drawn @ design.design) * design.unscale
-        stats = np.concatenate([statistics(sums, design), subcategory_statistics(drawn, design)], axis=1)
-        draws[start : start + size] = stats
+        stats = draws[start : start + size]  # written in place: no second copy of the chunk's statistics
+        main = statistics(sums, design)
+        stats[:, : main.shape[1]] = main
+        stats[:, main.shape[1] :] = subcategory_statistics(drawn, design)
         chunk_ranks = rank_rows(stats[:, design.ranked])
         ranks[start : start + size] = chunk_ranks
         top = chunk_ranks == 1
