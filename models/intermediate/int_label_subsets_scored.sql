@@ -23,7 +23,7 @@ judge_groups as (
 ),
 
 models as (
-    select * from {{ ref('stg_release__models') }}
+    select * from {{ ref('int_models_judged') }}
 ),
 
 n_rubric_pairs as (

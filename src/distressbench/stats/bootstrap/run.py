@@ -85,7 +85,11 @@ def run_bootstrap(
     separated = (pair_low > 0) | (pair_high < 0)
     letters = letters_by_model(separated | separated.T)
 
-    model_order = [int(design.ranked[j]) for j in order] + ([design.reference] if design.reference is not None else [])
+    unranked = sorted(
+        set(range(m)) - set(design.ranked.tolist()) - {design.reference}, key=lambda i: design.model_ids[i]
+    )
+    model_order = [int(design.ranked[j]) for j in order] + unranked
+    model_order += [design.reference] if design.reference is not None else []
     rows: list[Row] = []
     for i in model_order:
         rows.append(("model_score", design.model_ids[i], None, point[i], low[i], high[i], None))
