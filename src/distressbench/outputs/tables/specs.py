@@ -49,7 +49,11 @@ T2 = TableSpec(
         f"every pair of models: two models that share a letter cannot be told apart, their paired {INTERVAL_LEVEL} "
         "bootstrap interval includes 0; two that share none can); the rank's "
         f"{INTERVAL_LEVEL} bootstrap interval; the rank upper bound (1 + the number of models clearly better); and "
-        "the probability of ranking first. The clinician reference is shown beside the models, not ranked."
+        "the probability of ranking first. The clinician reference is shown beside the models, not ranked. Only "
+        "models judged alike are ranked together: a model judged by other judges than the release's is shown "
+        "below the ranked ones, with its score, its judges and why it is unranked, and moves no headline. "
+        f"{FLOOR_MARK} after a name: the judge misses its calibration floor on that model's replies (Cohen's κ "
+        "against the clinicians below the floor, or too few calibrated pairs; table J4)."
     ),
     model="rpt_leaderboard",
     columns=(
@@ -60,6 +64,8 @@ T2 = TableSpec(
         Column(f"Rank [{INTERVAL_LEVEL} CI]", "interval", ("rank_ci_low", "rank_ci_high")),
         Column("Rank bound", "count", ("rank_upper_bound",)),
         Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
+        Column("Judges", "text", ("judge_ids",)),
+        Column("Unranked because", "text", ("unranked_reason",)),
     ),
 )
 
