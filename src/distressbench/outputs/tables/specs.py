@@ -255,9 +255,10 @@ J2 = TableSpec(
     caption=(
         "The leaderboard recomputed from a subset of the judge labels: each judge alone (all its samples, majority "
         "with the tie rule) and each single sample of a judge. Coverage (%): the reply × criterion pairs the subset "
-        "labels. For a subset that labels every pair: the best and median ranked model score (%) under it, "
-        "Kendall's τ-b between the ranked models' scores under it and their published scores, the ranked models "
-        "whose rank changes and the largest change; — for a subset that does not cover every pair."
+        "labels. Over the ranked models whose every pair the subset labels (each judge's ranking over the models it "
+        "labelled): the best and median model score (%) under it, Kendall's τ-b between their scores under it and "
+        "their published scores, the models whose rank among them changes and the largest change; — for a subset "
+        "that labels no ranked model completely."
     ),
     model="rpt_ranking_sensitivity",
     columns=(
