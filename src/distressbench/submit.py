@@ -353,6 +353,8 @@ def write_derived(base: Release, submission_dir: Path, out_dir: Path, release_id
             created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             derived_from={"release": base.release_id, "manifest_sha256": str(base.manifest_sha256)},
             reply_sources={**_base_sources(dict(base_manifest)), **reply_sources(submission_dir)},
+            # the base's named primary judge stays the derived release's: it decides who is ranked
+            primary_judge=base_manifest.get("primary_judge"),
         )
     return rows
 
