@@ -81,19 +81,16 @@ ranking_judges as (
 ),
 
 ranking_judge_list as (
-    select {{ dbt.listagg('judge_id', "', '", 'order by judge_id') }} as ranking_judge_ids
+    select {{ sorted_string_agg('judge_id') }} as ranking_judge_ids
     from ranking_judges
 ),
 
 judged as (
     select
         model_judges.model_id,
-        {{ dbt.listagg('model_judges.judge_id', "', '", 'order by model_judges.judge_id') }} as judge_ids,
-        {{ dbt.listagg(
-            "case when ranking_judges.judge_id is null then model_judges.judge_id end",
-            "', '",
-            'order by model_judges.judge_id'
-        ) }} as other_judge_ids,
+        {{ sorted_string_agg('model_judges.judge_id') }} as judge_ids,
+        {{ sorted_string_agg('case when ranking_judges.judge_id is null then model_judges.judge_id end') }}
+            as other_judge_ids,
         {{ dbt.bool_or('primary_judge.judge_id is not null') }} as has_primary_judge
     from model_judges
     left join ranking_judges
