@@ -56,6 +56,16 @@
     first({{ expression }} order by {{ order_by }})
 {%- endmacro %}
 
+{% macro sorted_string_agg(expression) -%}
+    {#- The values of a string expression over a group, sorted and joined by
+        ', '; null when every value is null. -#}
+    {{ return(adapter.dispatch('sorted_string_agg', 'distressbench')(expression)) }}
+{%- endmacro %}
+
+{% macro default__sorted_string_agg(expression) -%}
+    string_agg({{ expression }}, ', ' order by {{ expression }})
+{%- endmacro %}
+
 {#- Spark: named_struct, array<...> types, and an ordered list as the values collected with
     their sort keys, sorted by a comparator built from `order_by` (columns, each optionally
     `asc` or `desc`; the keys are never null), then the keys dropped. -#}
@@ -102,4 +112,8 @@
 
 {% macro spark__first_by(expression, order_by) -%}
     element_at({{ spark__ordered_array_agg(expression, order_by) }}, 1)
+{%- endmacro %}
+
+{% macro spark__sorted_string_agg(expression) -%}
+    nullif(array_join(array_sort(collect_list({{ expression }})), ', '), '')
 {%- endmacro %}

@@ -10,7 +10,8 @@ responses as (
 ),
 
 models as (
-    select * from {{ ref('stg_release__models') }}
+    -- whether a model is ranked is int_models_judged's (like ranked with like)
+    select * from {{ ref('int_models_judged') }}
 ),
 
 tasks as (

@@ -2,12 +2,12 @@
     (sample_index null: every sample of that judge) and each single (judge_id,
     sample_index), sample indices 0-62 read from the masks of int_judge_labels_aggregated.
     A subset's verdict on a pair is the contract's majority of its labels there (tie rule
-    var('verdict_tie_rule'), an empty reply meets nothing); its coverage is the share of
-    (reply, criterion of its task) pairs it labels. Only a subset that labels every pair
-    gets scores (cell score = weighted share met, model score = mean cell score, summed
-    exactly so that equal cell scores give equal model scores) and ranks
-    (among models of kind 'model', equal scores share a rank); the others get nulls.
-    One row per subset x model. -#}
+    var('verdict_tie_rule'), an empty reply meets nothing); its coverage of a model is the
+    share of the model's (reply, criterion of its task) pairs it labels. A subset scores each
+    model whose every pair it labels (cell score = weighted share met, model score = mean
+    cell score, summed exactly so that equal cell scores give equal model scores) and ranks
+    those of kind 'model' (equal scores share a rank): each judge's ranking over the models
+    it labelled. The other models get nulls. One row per subset x model. -#}
 with
 
 responses as (
@@ -23,14 +23,17 @@ judge_groups as (
 ),
 
 models as (
-    select * from {{ ref('stg_release__models') }}
+    select * from {{ ref('int_models_judged') }}
 ),
 
-n_rubric_pairs as (
-    select count(*) as n_pairs
+model_rubric_pairs as (
+    select
+        responses.model_id,
+        count(*) as n_pairs
     from responses
     inner join criteria
         on responses.task_id = criteria.task_id
+    group by responses.model_id
 ),
 
 rubric_groups as (
@@ -69,6 +72,16 @@ label_patterns as (
     group by judge_id, response_key, is_empty_reply, n_labels, n_met, sample_mask, met_sample_mask
 ),
 
+model_patterns as (
+    -- each pattern with its reply's model
+    select
+        label_patterns.*,
+        responses.model_id
+    from label_patterns
+    inner join responses
+        on label_patterns.response_key = responses.response_key
+),
+
 sample_numbers as (
     select cast(generated_number - 1 as {{ dbt.type_int() }}) as sample_index
     from ({{ dbt.generate_series(63) }}) as series
@@ -94,114 +107,128 @@ judge_replies as (
     -- each judge alone, per reply: the majority of its labels on each pair it labelled
     select
         judge_id,
+        model_id,
         response_key,
         sum(case when {{ is_majority_met('n_met', 'n_labels', 'is_empty_reply') }} then weight else 0 end)
             as met_weight,
         sum(weight) as total_weight
-    from label_patterns
-    group by judge_id, response_key
+    from model_patterns
+    group by judge_id, model_id, response_key
 ),
 
 judge_mask_pairs as (
-    -- the pairs each judge labelled with each set of samples: a few rows, from which every
-    -- subset's coverage follows without a pass per reply
+    -- the pairs of each model each judge labelled with each set of samples: a few rows, from
+    -- which every subset's coverage follows without a pass per reply
     select
         judge_id,
+        model_id,
         sample_mask,
         sum(n_pairs) as n_pairs_labelled
-    from label_patterns
-    group by judge_id, sample_mask
+    from model_patterns
+    group by judge_id, model_id, sample_mask
 ),
 
 subset_coverage as (
     select
         judge_id,
         cast(null as {{ dbt.type_int() }}) as sample_index,
+        model_id,
         sum(n_pairs_labelled) as n_pairs_labelled
     from judge_mask_pairs
-    group by judge_id
+    group by judge_id, model_id
     union all
     select
         judge_mask_pairs.judge_id,
         judge_samples.sample_index,
+        judge_mask_pairs.model_id,
         sum(judge_mask_pairs.n_pairs_labelled) as n_pairs_labelled
     from judge_mask_pairs
     inner join judge_samples
         on
             judge_mask_pairs.judge_id = judge_samples.judge_id
             and {{ mask_has_sample('judge_mask_pairs.sample_mask', 'judge_samples.sample_index') }}
-    group by judge_mask_pairs.judge_id, judge_samples.sample_index
+    group by judge_mask_pairs.judge_id, judge_samples.sample_index, judge_mask_pairs.model_id
 ),
 
 subsets as (
-    select
-        subset_coverage.judge_id,
-        subset_coverage.sample_index,
-        subset_coverage.n_pairs_labelled,
-        n_rubric_pairs.n_pairs
+    select distinct
+        judge_id,
+        sample_index
     from subset_coverage
-    cross join n_rubric_pairs
 ),
 
 complete_subsets as (
+    -- the (subset, model) whose every pair the subset labels
     select
-        judge_id,
-        sample_index
-    from subsets
-    where n_pairs_labelled = n_pairs
+        subset_coverage.judge_id,
+        subset_coverage.sample_index,
+        subset_coverage.model_id
+    from subset_coverage
+    inner join model_rubric_pairs
+        on subset_coverage.model_id = model_rubric_pairs.model_id
+    where subset_coverage.n_pairs_labelled = model_rubric_pairs.n_pairs
 ),
 
 complete_samples as (
     select
         judge_id,
-        sample_index
+        sample_index,
+        model_id
     from complete_subsets
     where sample_index is not null
 ),
 
 sample_met_weights as (
-    -- a complete (judge, sample) subset's verdict on a pair is that sample's label: per reply,
-    -- the weight of the pairs it met (patterns of no met pair give no row)
+    -- a (judge, sample) subset's verdict on a pair of a model it labels completely is that
+    -- sample's label: per reply, the weight of the pairs it met (patterns of no met pair give
+    -- no row)
     select
-        label_patterns.judge_id,
+        model_patterns.judge_id,
         complete_samples.sample_index,
-        label_patterns.response_key,
-        sum(label_patterns.weight) as met_weight
-    from label_patterns
+        model_patterns.response_key,
+        sum(model_patterns.weight) as met_weight
+    from model_patterns
     inner join complete_samples
-        on label_patterns.judge_id = complete_samples.judge_id
+        on
+            model_patterns.judge_id = complete_samples.judge_id
+            and model_patterns.model_id = complete_samples.model_id
     where {{ is_majority_met(
-        'case when ' ~ mask_has_sample('label_patterns.met_sample_mask', 'complete_samples.sample_index')
+        'case when ' ~ mask_has_sample('model_patterns.met_sample_mask', 'complete_samples.sample_index')
         ~ ' then 1 else 0 end',
         '1',
-        'label_patterns.is_empty_reply'
+        'model_patterns.is_empty_reply'
     ) }}
-    group by label_patterns.judge_id, complete_samples.sample_index, label_patterns.response_key
+    group by model_patterns.judge_id, complete_samples.sample_index, model_patterns.response_key
 ),
 
 subset_replies as (
-    -- one row per complete subset x reply. A complete sample labels every pair, each once, so
-    -- its judge labels every pair and a reply's total weight under it is the judge's
+    -- one row per complete (subset, model) x reply. A sample that labels every pair of a model,
+    -- each once, has a judge that labels them all, so a reply's total weight under it is the
+    -- judge's
     select
         judge_replies.judge_id,
         complete_subsets.sample_index,
-        judge_replies.response_key,
+        judge_replies.model_id,
         judge_replies.met_weight,
         judge_replies.total_weight
     from judge_replies
     inner join complete_subsets
-        on judge_replies.judge_id = complete_subsets.judge_id
+        on
+            judge_replies.judge_id = complete_subsets.judge_id
+            and judge_replies.model_id = complete_subsets.model_id
     where complete_subsets.sample_index is null
     union all
     select
         judge_replies.judge_id,
         complete_samples.sample_index,
-        judge_replies.response_key,
+        judge_replies.model_id,
         coalesce(sample_met_weights.met_weight, 0) as met_weight,
         judge_replies.total_weight
     from judge_replies
     inner join complete_samples
-        on judge_replies.judge_id = complete_samples.judge_id
+        on
+            judge_replies.judge_id = complete_samples.judge_id
+            and judge_replies.model_id = complete_samples.model_id
     left join sample_met_weights
         on
             judge_replies.judge_id = sample_met_weights.judge_id
@@ -212,18 +239,16 @@ subset_replies as (
 subset_cells as (
     -- a reply is a cell (one per model and task): its cell score on a 2^-40 grid as a bigint
     select
-        subset_replies.judge_id,
-        subset_replies.sample_index,
-        responses.model_id,
+        judge_id,
+        sample_index,
+        model_id,
         cast(
             round(
-                cast(subset_replies.met_weight as {{ type_double() }})
-                * 1099511627776 / subset_replies.total_weight
+                cast(met_weight as {{ type_double() }})
+                * 1099511627776 / total_weight
             ) as {{ dbt.type_bigint() }}
         ) as grid_score
     from subset_replies
-    inner join responses
-        on subset_replies.response_key = responses.response_key
 ),
 
 subset_model_scores as (
@@ -240,17 +265,25 @@ subset_model_scores as (
 ),
 
 subset_models as (
+    -- every subset x every model, with the share of the model's pairs the subset labels
     select
         subsets.judge_id,
         subsets.sample_index,
-        subsets.n_pairs,
-        subsets.n_pairs_labelled,
-        subsets.n_pairs_labelled = subsets.n_pairs as is_complete,
+        coalesce(model_rubric_pairs.n_pairs, 0) as n_pairs,
+        coalesce(subset_coverage.n_pairs_labelled, 0) as n_pairs_labelled,
+        coalesce(subset_coverage.n_pairs_labelled = model_rubric_pairs.n_pairs, false) as is_complete,
         models.model_id,
         models.kind,
         models.is_ranked
     from subsets
     cross join models
+    left join model_rubric_pairs
+        on models.model_id = model_rubric_pairs.model_id
+    left join subset_coverage
+        on
+            subsets.judge_id = subset_coverage.judge_id
+            and coalesce(subsets.sample_index, -1) = coalesce(subset_coverage.sample_index, -1)
+            and models.model_id = subset_coverage.model_id
 ),
 
 scored as (
@@ -271,16 +304,16 @@ final as (
         sample_index,
         cast(n_pairs as {{ dbt.type_bigint() }}) as n_pairs,
         cast(n_pairs_labelled as {{ dbt.type_bigint() }}) as n_pairs_labelled,
-        cast(n_pairs_labelled as {{ type_double() }}) / n_pairs as coverage,
+        case when n_pairs > 0 then cast(n_pairs_labelled as {{ type_double() }}) / n_pairs end as coverage,
         is_complete,
         model_id,
         kind,
         is_ranked,
         score,
         case
-            when is_ranked and is_complete
+            when kind = 'model' and is_complete
                 then rank() over (
-                        partition by judge_id, sample_index, is_ranked and is_complete
+                        partition by judge_id, sample_index, kind = 'model' and is_complete
                         order by score desc
                     )
         end as rank

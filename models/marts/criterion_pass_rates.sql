@@ -20,7 +20,8 @@ dimensions as (
 ),
 
 models as (
-    select * from {{ ref('stg_release__models') }}
+    -- the ranked models are int_models_judged's (like ranked with like)
+    select * from {{ ref('int_models_judged') }}
 ),
 
 responses as (

@@ -1,5 +1,5 @@
-{#- Per dimension of the taxonomy: the best and the median dimension score over models of kind
-    'model' (best ties go to the smallest model_id), with the clinician reference beside them. A
+{#- Per dimension of the taxonomy: the best and the median dimension score over the ranked
+    models (int_models_judged; best ties go to the smallest model_id), with the clinician reference beside them. A
     dimension with no criterion in the release has n_tasks 0 and null scores. -#}
 with
 
@@ -11,9 +11,17 @@ dimensions as (
     select * from {{ ref('dimensions') }}
 ),
 
+models_judged as (
+    select * from {{ ref('int_models_judged') }}
+),
+
 ranked_models as (
-    select * from dimension_scores
-    where kind = 'model'
+    -- the ranked models (like ranked with like)
+    select dimension_scores.*
+    from dimension_scores
+    inner join models_judged
+        on dimension_scores.model_id = models_judged.model_id
+    where models_judged.is_ranked
 ),
 
 summarised as (

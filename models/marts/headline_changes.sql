@@ -1,5 +1,6 @@
 {#- Each headline metric of this release or the previous one (int_previous_release_selected):
-    value, previous value, difference; empty when there is no previous release. -#}
+    value, previous value, difference; no difference, and the reason, when the two releases
+    differ in their task set (release_comparison). Empty when there is no previous release. -#}
 with
 
 current_metrics as (
@@ -8,6 +9,10 @@ current_metrics as (
 
 previous_release as (
     select * from {{ ref('int_previous_release_selected') }}
+),
+
+comparison as (
+    select * from {{ ref('release_comparison') }}
 ),
 
 history_metrics as (
@@ -39,18 +44,20 @@ paired as (
 final as (
     select
         {{ release_id() }} as release_id,
-        previous_release.previous_release_id,
+        comparison.previous_release_id,
         paired.metric,
         paired.display_order,
         paired.value,
         paired.previous_value,
-        paired.value - paired.previous_value as difference,
+        case when comparison.is_comparable then paired.value - paired.previous_value end as difference,
         paired.ci_low,
         paired.ci_high,
         paired.previous_ci_low,
-        paired.previous_ci_high
+        paired.previous_ci_high,
+        comparison.is_comparable,
+        comparison.not_comparable_reason
     from paired
-    cross join previous_release
+    cross join comparison
 )
 
 select * from final

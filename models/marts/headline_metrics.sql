@@ -44,7 +44,7 @@ triaged_cells as (
 model_summary as (
     select
         release_id,
-        {{ best_and_median_model_scores('score', ranked="kind = 'model'") }},
+        {{ best_and_median_model_scores('score', ranked="is_ranked") }},
         max(case when kind = 'clinician_reference' then score end) as reference_score
     from model_scores
     group by release_id

@@ -1,4 +1,4 @@
-{#- Per ranked model: its rank, the median and the interval of its rank over the bootstrap
+{#- Per ranked model (model_scores.is_ranked): its rank, the median and the interval of its rank over the bootstrap
     resamples, its rank upper bound (model_scores: 1 + the models clearly better), and the
     probability that it ranks first. -#}
 with
@@ -44,7 +44,7 @@ final as (
         on model_scores.model_id = ranks.model_id
     inner join first_place
         on model_scores.model_id = first_place.model_id
-    where model_scores.kind = 'model'
+    where model_scores.is_ranked
 )
 
 select * from final

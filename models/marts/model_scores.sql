@@ -1,11 +1,14 @@
 {#- model score = mean of the model's cell scores over all tasks (exact_mean: identical cells give
-    bitwise-identical scores, hence one rank); rank among kind 'model'; the compact letter
-    display (the bootstrap's) and the rank upper bound, 1 + the number of models clearly better
-    at the family-wise 95% level (their simultaneous interval against this model excludes 0). -#}
+    bitwise-identical scores, hence one rank); rank among the ranked models (int_models_judged:
+    kind 'model' judged by the release's ranking judges; another is shown with its judges and
+    the reason it is unranked); the compact letter display (the bootstrap's) and the rank upper
+    bound, 1 + the number of models clearly better at the family-wise 95% level (their
+    simultaneous interval against this model excludes 0); whether the judge misses its
+    calibration floor on the model's replies. -#}
 with
 
 models as (
-    select * from {{ ref('stg_release__models') }}
+    select * from {{ ref('int_models_judged') }}
 ),
 
 cells as (
@@ -18,6 +21,19 @@ bootstrap as (
 
 pair_differences as (
     select * from {{ ref('model_pair_differences') }}
+),
+
+judge_calibration_by_model as (
+    select * from {{ ref('judge_calibration_by_model') }}
+),
+
+judge_floors as (
+    -- over all the model's calibrated pairs
+    select
+        model_id,
+        meets_calibration_floor
+    from judge_calibration_by_model
+    where dimension = 'all'
 ),
 
 scored as (
@@ -35,6 +51,9 @@ ranked as (
         models.display_name,
         models.provider,
         models.kind,
+        models.is_ranked,
+        models.judge_ids,
+        models.unranked_reason,
         scored.n_tasks,
         scored.score,
         case
@@ -102,7 +121,7 @@ rank_bounds as (
     from ranked
     left join clearly_better_counts
         on ranked.model_id = clearly_better_counts.model_id
-    where ranked.kind = 'model'
+    where ranked.is_ranked
 ),
 
 final as (
@@ -119,7 +138,11 @@ final as (
         ranked.rank,
         ranked.ranking_position,
         letters.letters,
-        rank_bounds.rank_upper_bound
+        rank_bounds.rank_upper_bound,
+        ranked.is_ranked,
+        ranked.judge_ids,
+        ranked.unranked_reason,
+        not coalesce(judge_floors.meets_calibration_floor, false) as is_below_judge_floor
     from ranked
     left join intervals
         on ranked.model_id = intervals.model_id
@@ -127,6 +150,8 @@ final as (
         on ranked.model_id = letters.model_id
     left join rank_bounds
         on ranked.model_id = rank_bounds.model_id
+    left join judge_floors
+        on ranked.model_id = judge_floors.model_id
 )
 
 select * from final

@@ -1,11 +1,12 @@
 {#- How much the leaderboard depends on the judge: one row per label subset (each judge
-    alone, sample_index null; each single judge sample). Coverage always; when the subset
-    labels every pair, the best and median ranked model score under it, Kendall's tau-b
-    between the ranked models' scores under it and their published scores, and how many
-    ranked models change rank (and the largest change). Nulls for a subset that does not
-    cover every pair. tau-b = (concordant - discordant) / sqrt((P - ties in x)(P - ties in y))
-    over the P pairs of ranked models (a pair tied in both counts in both); null when the
-    denominator is 0. -#}
+    alone, sample_index null; each single judge sample). Coverage always; over the ranked
+    models the subset labels completely (each judge's ranking over the models it labelled),
+    the best and median model score under it, Kendall's tau-b between their scores under it
+    and their published scores, and how many change rank among them (and the largest
+    change), both rankings taken over those models alone. Nulls for a subset that labels no
+    ranked model completely. tau-b = (concordant - discordant) / sqrt((P - ties in x)(P -
+    ties in y)) over the P pairs of those models (a pair tied in both counts in both); null
+    when the denominator is 0. -#}
 with
 
 subset_models as (
@@ -17,30 +18,38 @@ model_scores as (
 ),
 
 subsets as (
-    select distinct
+    -- a subset's coverage over every pair of the release
+    select
         judge_id,
         sample_index,
-        n_pairs,
-        n_pairs_labelled,
-        coverage,
-        is_complete
+        sum(n_pairs) as n_pairs,
+        sum(n_pairs_labelled) as n_pairs_labelled,
+        not {{ dbt.bool_or('not is_complete') }} as is_complete
     from subset_models
+    group by judge_id, sample_index
 ),
 
-ranked as (
-    -- the ranked models' scores and ranks under a complete subset, beside the published ones
+shared as (
+    -- the ranked models a subset labels completely: their scores under it and published
     select
         subset_models.judge_id,
         subset_models.sample_index,
         subset_models.model_id,
         subset_models.score,
-        subset_models.rank,
-        model_scores.score as published_score,
-        model_scores.rank as published_rank
+        model_scores.score as published_score
     from subset_models
     inner join model_scores
         on subset_models.model_id = model_scores.model_id
-    where subset_models.is_ranked and subset_models.is_complete
+    where model_scores.is_ranked and subset_models.is_complete
+),
+
+ranked as (
+    -- both rankings over those models alone (equal scores share a rank)
+    select
+        *,
+        rank() over (partition by judge_id, sample_index order by score desc) as rank,
+        rank() over (partition by judge_id, sample_index order by published_score desc) as published_rank
+    from shared
 ),
 
 score_summary as (
@@ -105,9 +114,9 @@ final as (
         subsets.judge_id,
         subsets.sample_index,
         subsets.sample_index is null as is_judge_alone,
-        subsets.n_pairs,
-        subsets.n_pairs_labelled,
-        subsets.coverage,
+        cast(subsets.n_pairs as {{ dbt.type_bigint() }}) as n_pairs,
+        cast(subsets.n_pairs_labelled as {{ dbt.type_bigint() }}) as n_pairs_labelled,
+        cast(subsets.n_pairs_labelled as {{ type_double() }}) / subsets.n_pairs as coverage,
         subsets.is_complete,
         score_summary.n_models,
         score_summary.best_model_score,

@@ -1,7 +1,8 @@
 {#- Each model of this release or the previous one (int_previous_release_selected), its
     score, interval, rank, letters and rank upper bound in both; empty when there is no
     previous release. A model is 'unchanged' only when its score, interval, letters and rank
-    upper bound all are. -#}
+    upper bound all are; 'not comparable' (no difference, no rank change) when the two
+    releases differ in their task set (release_comparison says how). -#}
 with
 
 current_scores as (
@@ -10,6 +11,10 @@ current_scores as (
 
 previous_release as (
     select * from {{ ref('int_previous_release_selected') }}
+),
+
+comparison as (
+    select * from {{ ref('release_comparison') }}
 ),
 
 history_scores as (
@@ -47,12 +52,21 @@ paired as (
         on current_scores.model_id = previous_scores.model_id
 ),
 
+paired_compared as (
+    select
+        paired.*,
+        comparison.is_comparable
+    from paired
+    cross join comparison
+),
+
 classified as (
     select
         *,
         case
             when not is_in_previous then 'new'
             when not is_in_release then 'removed'
+            when not is_comparable then 'not comparable'
             when
                 {{ is_within_tolerance('score', 'previous_score') }}
                 and {{ is_within_tolerance('ci_low', 'previous_ci_low') }}
@@ -65,33 +79,34 @@ classified as (
                 then 'unchanged'
             else 'changed'
         end as status
-    from paired
+    from paired_compared
 ),
 
 final as (
     select
         {{ release_id() }} as release_id,
-        previous_release.previous_release_id,
+        comparison.previous_release_id,
         classified.model_id,
         classified.display_name,
         classified.kind,
         classified.status,
         classified.score,
         classified.previous_score,
-        classified.score - classified.previous_score as score_difference,
+        case when classified.is_comparable then classified.score - classified.previous_score end as score_difference,
         classified.ci_low,
         classified.ci_high,
         classified.previous_ci_low,
         classified.previous_ci_high,
         classified.rank,
         classified.previous_rank,
-        classified.previous_rank - classified.rank as rank_change,
+        case when classified.is_comparable then classified.previous_rank - classified.rank end as rank_change,
         classified.letters,
         classified.previous_letters,
         classified.rank_upper_bound,
-        classified.previous_rank_upper_bound
+        classified.previous_rank_upper_bound,
+        comparison.not_comparable_reason
     from classified
-    cross join previous_release
+    cross join comparison
 )
 
 select * from final

@@ -24,6 +24,7 @@ final as (
         headline_changes.previous_ci_low,
         headline_changes.previous_ci_high,
         headline_changes.difference,
+        headline_changes.not_comparable_reason,
         cast(row_number() over (
             order by
                 case when headline_changes.display_order is null then 1 else 0 end asc,

@@ -1,5 +1,6 @@
-{#- Paper table T2: the leaderboard, models in the one ranking order, the clinician reference
-    after them. -#}
+{#- Paper table T2: the leaderboard, models in the one ranking order, the models shown unranked
+    (judged otherwise) and the clinician reference after them; the floor mark after the name of
+    a model on whose replies the judge misses its calibration floor. -#}
 with
 
 model_scores as (
@@ -19,7 +20,11 @@ final as (
         model_scores.release_id,
         model_order.row_group,
         model_scores.model_id,
-        model_scores.display_name as label,
+        model_scores.display_name
+        || case
+            when model_scores.is_below_judge_floor then {{ string_literal(' ' ~ var('calibration_floor_mark')) }}
+            else ''
+        end as label,
         model_scores.provider,
         model_scores.kind,
         model_scores.n_tasks,
@@ -33,6 +38,9 @@ final as (
         model_rank_stats.rank_ci_high,
         model_rank_stats.rank_upper_bound,
         model_rank_stats.p_rank_1,
+        model_scores.judge_ids,
+        model_scores.unranked_reason,
+        model_scores.is_below_judge_floor,
         model_order.model_order as row_order
     from model_scores
     inner join model_order

@@ -1,6 +1,7 @@
 {#- The order of models in every table and figure: the ranked models in the one ranking order
-    (model_scores.ranking_position), then the clinician reference, never ranked. Also the pivot
-    column list of the tables with one column per model. -#}
+    (model_scores.ranking_position), then the models shown unranked (judged otherwise; by score),
+    then the clinician reference, never ranked. Also the pivot column list of the tables with
+    one column per model. -#}
 with
 
 model_scores as (
@@ -12,11 +13,19 @@ final as (
         model_id,
         display_name,
         kind,
-        case when kind = 'clinician_reference' then 'reference' else 'model' end as row_group,
-        case when kind = 'clinician_reference' then 'Reference' else 'Ranked models' end as column_group,
+        case
+            when kind = 'clinician_reference' then 'reference'
+            when is_ranked then 'model'
+            else 'unranked'
+        end as row_group,
+        case
+            when kind = 'clinician_reference' then 'Reference'
+            when is_ranked then 'Ranked models'
+            else 'Unranked models'
+        end as column_group,
         cast(row_number() over (
             order by
-                case when ranking_position is null then 1 else 0 end asc,
+                case when is_ranked then 0 when kind = 'clinician_reference' then 2 else 1 end asc,
                 ranking_position asc,
                 score desc nulls last,
                 model_id asc

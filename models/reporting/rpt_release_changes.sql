@@ -34,6 +34,7 @@ final as (
         release_changes.previous_letters,
         release_changes.rank_upper_bound,
         release_changes.previous_rank_upper_bound,
+        release_changes.not_comparable_reason,
         cast(row_number() over (
             order by
                 case when release_changes.kind = 'clinician_reference' then 1 else 0 end asc,

@@ -68,7 +68,7 @@ state_tables as (
 
 ranked as (
     select count(*) as n_ranked from model_scores
-    where kind = 'model'
+    where is_ranked
 ),
 
 annex as (

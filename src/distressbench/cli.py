@@ -133,7 +133,7 @@ def _cmd_pack(args: argparse.Namespace, settings: Settings) -> int:
 def _cmd_import_inspect(args: argparse.Namespace, _settings: Settings) -> int:
     from distressbench.evals.command import import_inspect_command
 
-    return import_inspect_command(args.logs, args.base, args.out, args.epoch)
+    return import_inspect_command(args.logs, args.base, args.out, args.epoch, args.judge_id)
 
 
 def _cmd_sql(args: argparse.Namespace, settings: Settings) -> int:
@@ -248,6 +248,11 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--base", required=True, help="the release the logs were run on")
     inspect.add_argument("--out", required=True, help="the submission folder (must not exist)")
     inspect.add_argument("--epoch", type=int, default=1, help="the epoch whose replies to import (default 1)")
+    inspect.add_argument(
+        "--judge-id",
+        help="the judge_id to give the labels (default: the judge model the logs name); give the base release's "
+        "judge id, for labels of its judge model, so that the models are ranked beside the base's",
+    )
     inspect.set_defaults(func=_cmd_import_inspect)
 
     sql = sub.add_parser("sql", help="run a read-only query against the published warehouse")

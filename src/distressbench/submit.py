@@ -353,6 +353,8 @@ def write_derived(base: Release, submission_dir: Path, out_dir: Path, release_id
             created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             derived_from={"release": base.release_id, "manifest_sha256": str(base.manifest_sha256)},
             reply_sources={**_base_sources(dict(base_manifest)), **reply_sources(submission_dir)},
+            # the base's named primary judge stays the derived release's: it decides who is ranked
+            primary_judge=base_manifest.get("primary_judge"),
         )
     return rows
 
@@ -407,4 +409,55 @@ def submit(
     if failures or chosen is None:
         raise SubmissionRefused(failures)
     rows = write_derived(base, submission_dir, out_dir, chosen)
+    note = judge_note(base, submission, memory_limit)
+    if echo and note is not None:
+        print(note, flush=True)
     return Submitted(out_dir, chosen, rows, time.perf_counter() - started)
+
+
+def judge_note(base: Release, submission: Release, memory_limit: str = settings.DEFAULT_MEMORY_LIMIT) -> str | None:
+    """One line when the submission's judges are not the base release's ranking judges (so
+    the build will show its models unranked), else None. The base's ranking judges follow the
+    rule of int_models_judged, which decides in the build: the primary judge (the manifest's
+    `primary_judge`, else the judge with the most labels) and every judge that labelled
+    replies of at least half of the models of kind 'model' the primary judge labelled."""
+    named = (base.manifest or {}).get("primary_judge")
+    with duckdb.connect(config={"memory_limit": memory_limit}) as connection:
+        for name, table in (("labels", "judge_labels"), ("responses", "responses"), ("models", "models")):
+            _register(connection, name, base.paths[table])
+        _register(connection, "sub_labels", submission.paths["judge_labels"])
+        ((primary,),) = connection.execute(
+            "select coalesce(?, (select judge_id from labels group by judge_id order by count(*) desc, judge_id"
+            " limit 1))",
+            [named],
+        ).fetchall()
+        judged = connection.execute(
+            """
+            with model_judges as (
+                select distinct responses.model_id, labels.judge_id
+                from labels
+                inner join responses on labels.response_id = responses.response_id
+                inner join models on responses.model_id = models.model_id
+                where models.kind = 'model'
+            ),
+            primary_models as (
+                select model_id from model_judges where judge_id = $primary
+            )
+            select model_judges.judge_id
+            from model_judges
+            inner join primary_models on model_judges.model_id = primary_models.model_id
+            group by model_judges.judge_id
+            having model_judges.judge_id = $primary or 2 * count(*) >= (select count(*) from primary_models)
+            order by model_judges.judge_id
+            """,
+            {"primary": primary},
+        ).fetchall()
+        submitted = [j for (j,) in connection.execute("select distinct judge_id from sub_labels order by 1").fetchall()]
+    ranking = [j for (j,) in judged]
+    if primary in submitted and set(submitted) <= set(ranking):
+        return None
+    return (
+        f"note: the submission is judged by {', '.join(map(quote, submitted))}, not by the base release's "
+        f"ranking judge(s) {', '.join(map(quote, ranking))}: its models will be shown unranked, with their "
+        "score and judge (docs/inspect.md says how to make a submission comparable)"
+    )

@@ -11,7 +11,8 @@ final as (
         display_name,
         provider,
         kind,
-        -- only models of kind 'model' are ranked; the clinician reference stands beside them
+        -- of the kind that is ranked (the clinician reference stands beside them); whether a
+        -- model is ranked also takes its judges: int_models_judged.is_ranked
         kind = 'model' as is_ranked
     from source
 )

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 
-def import_inspect_command(logs: list[str], base: str, out: str, epoch: int) -> int:
+def import_inspect_command(logs: list[str], base: str, out: str, epoch: int, judge_id: str | None = None) -> int:
     """0 written (each log skipped named on stderr), 1 refused (each problem on stderr; also
     when no log can be imported), 2 bad arguments or no inspect-ai."""
     if importlib.util.find_spec("inspect_ai") is None:
@@ -21,7 +21,7 @@ def import_inspect_command(logs: list[str], base: str, out: str, epoch: int) -> 
     from distressbench.evals.import_inspect import ImportRefused, import_inspect
 
     try:
-        done = import_inspect([Path(log) for log in logs], Path(base), Path(out), epoch=epoch)
+        done = import_inspect([Path(log) for log in logs], Path(base), Path(out), epoch=epoch, judge_id=judge_id)
     except ImportRefused as refused:
         for problem in refused.skipped:
             print(f"import-inspect: skipped, {problem}", file=sys.stderr)

@@ -4,7 +4,7 @@ of the crisis_support task turned into a submission folder for `distressbench su
 Each log's model (`eval.model`) becomes a model of kind 'model'; each sample record of the
 chosen epoch (the per-epoch records, never the reductions, which drop the score metadata)
 gives that model's reply to the task (sample id = task_id) and one judge label per parsed
-vote of the scorer's metadata: judge_id = the judge model, sample_index = the vote's index
+vote of the scorer's metadata: judge_id = the judge model (or `--judge-id`), sample_index = the vote's index
 (a vote the judge did not end with a verdict is left out). Several logs of one model (runs
 on subsets of the tasks) are joined. `submission.json` records which log, sample and epoch
 each reply came from (`reply_sources`); `submit` carries it into the release manifest.
@@ -116,7 +116,9 @@ def _check_run(name: str, log: EvalLog, base: _Base, epoch: int) -> list[str]:
     return []
 
 
-def _collect_log(name: str, log: EvalLog, epoch: int, base: _Base, into: _Collected) -> list[str]:
+def _collect_log(
+    name: str, log: EvalLog, epoch: int, base: _Base, into: _Collected, judge_id: str | None = None
+) -> list[str]:
     problems: list[str] = []
     model_id = log.eval.model
     into.models[model_id] = model_id.split("/")[0]
@@ -156,7 +158,7 @@ def _collect_log(name: str, log: EvalLog, epoch: int, base: _Base, into: _Collec
         rid = response_id(model_id, task_id)
         into.replies[(model_id, task_id)] = {"response_id": rid, "content": sample.output.completion, "log": name}
         into.sources[rid] = {"log": name, "sample": sample.id, "epoch": sample.epoch}
-        judge = str(score.metadata["judge"]) if score and score.metadata else ""
+        judge = judge_id if judge_id is not None else str(score.metadata["judge"]) if score and score.metadata else ""
         for criterion_id in sorted(base.criteria[task_id]):
             for vote in graded[criterion_id]["votes"]:
                 if vote.get("met") is not None:
@@ -200,9 +202,12 @@ def _write(out_dir: Path, collected: _Collected) -> None:
         raise
 
 
-def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: int = 1) -> Imported:
+def import_inspect(
+    logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: int = 1, judge_id: str | None = None
+) -> Imported:
     """Write the submission folder out_dir from the logs that are finished crisis_support
-    runs on the base; returns rows per table and the logs skipped. Raises ImportRefused
+    runs on the base; returns rows per table and the logs skipped. judge_id, when given, is
+    every label's judge_id (else the judge model each log names). Raises ImportRefused
     naming every problem (nothing written), or every log skipped when none is left."""
     if folders.is_taken(out_dir):
         raise ImportRefused([f"out_dir_new: {out_dir} already exists; the submission is written to a new folder"])
@@ -224,7 +229,7 @@ def import_inspect(logs: list[Path], base_dir: Path, out_dir: Path, *, epoch: in
         if found:
             skipped += found
             continue
-        problems += _collect_log(path.name, log, epoch, base, collected)
+        problems += _collect_log(path.name, log, epoch, base, collected, judge_id)
     if not collected.models and not problems:
         raise ImportRefused(skipped, skipped)
     for model_id in sorted(collected.models):

@@ -85,20 +85,18 @@ def _heatmap(
 
 def leaderboard(t2: Table) -> bytes:
     """Model scores with their bootstrap intervals, best at the top, each ranked model with its
-    letters (models sharing a letter are not clearly different); the clinician reference in
-    its own row below the ranked models."""
-    ranked = _rows(t2, ("model",))
-    reference = _rows(t2, ("reference",))
-    rows = ranked + reference
+    letters (models sharing a letter are not clearly different); below the ranked models, the
+    models shown unranked (judged otherwise) and the clinician reference, a row apart."""
+    rows = _rows(t2, ("model",)) + _rows(t2, ("unranked",)) + _rows(t2, ("reference",))
     n = len(rows)
     with plt.rc_context(STYLE):
         fig = _figure(8, 0.9 + 0.32 * (n + 1))
         ax = fig.add_subplot()
-        y = np.array([i + (1 if r["row_group"] == "reference" else 0) for i, r in enumerate(rows)], dtype=float)
+        y = np.array([i + (0 if r["row_group"] == "model" else 1) for i, r in enumerate(rows)], dtype=float)
         score = _percent([r["score"] for r in rows])
         low = _percent([r["ci_low"] for r in rows])
         high = _percent([r["ci_high"] for r in rows])
-        colours = [REFERENCE if r["row_group"] == "reference" else MODEL for r in rows]
+        colours = [MODEL if r["row_group"] == "model" else REFERENCE for r in rows]
         for yi, s, lo, hi, colour, row in zip(y, score, low, high, colours, rows, strict=False):
             if not np.isnan(lo) and not np.isnan(hi):
                 ax.plot([lo, hi], [yi, yi], color=colour, lw=1.6, zorder=2)

@@ -23,6 +23,7 @@ import duckdb
 from distressbench.outputs import figures
 from distressbench.outputs.report_cases import cases_section
 from distressbench.outputs.report_changes import changes_section, changes_title
+from distressbench.outputs.report_leaderboard import leaderboard_notes
 from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
 from distressbench.outputs.tables.load import load_tables
 from distressbench.outputs.tables.render import html_id, to_html
@@ -108,10 +109,11 @@ SECTIONS: tuple[Section, ...] = (
                 "T2",
                 figures.leaderboard,
                 f"Model score with its {INTERVAL_LEVEL} bootstrap interval and each model's letters; the clinician "
-                "reference (red diamond) is not ranked.",
+                "reference (red diamond) and any model judged otherwise are shown apart, not ranked.",
             ),
         ),
         ("T2",),
+        body=leaderboard_notes,
     ),
     Section(
         "dimensions",

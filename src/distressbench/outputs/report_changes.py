@@ -27,7 +27,8 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
             "moved up), the letters (models sharing a letter cannot be told apart) and the rank upper bound (1 + the "
             "models clearly better) in both. Unchanged means the same score, interval, letters and rank bound; a rank "
             "can shift when another model enters or leaves, and letters are named by score, so a model entering above "
-            "renames them."
+            "renames them. Not comparable: the two releases differ in their task set (the section says how), so "
+            "no difference or rank change is given."
         ),
         model="rpt_release_changes",
         columns=(
@@ -88,10 +89,20 @@ def changes_section(connection: duckdb.DuckDBPyConnection) -> str:
         )
     name = html.escape(", ".join(previous))
     models, headline = load_tables(connection, CHANGE_TABLES)
+    reasons = connection.execute(
+        "select distinct not_comparable_reason from reporting.rpt_headline_changes"
+        " where not_comparable_reason is not null"
+    ).fetchall()
+    words = "".join(
+        f"<p><strong>Not comparable:</strong> {html.escape(str(reason))}. The two releases did not measure the same "
+        "tasks, so their scores are shown side by side without a difference, and no model is called changed or "
+        "unchanged.</p>"
+        for (reason,) in reasons
+    )
     return (
         f"<p>This release against {name}, the latest other release published into this warehouse "
         "(its results are kept in the schema <code>history</code>).</p>"
-        f"{to_html(models)}{to_html(headline)}"
+        f"{words}{to_html(models)}{to_html(headline)}"
     )
 
 

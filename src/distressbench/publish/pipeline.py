@@ -119,6 +119,23 @@ def print_headline(database: Path) -> None:
         say(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
 
 
+def task_set_note(database: Path) -> str | None:
+    """One line when this release's task set is not the previous release's in the warehouse
+    (marts.release_comparison), else None."""
+    with duckdb.connect(str(database), read_only=True) as connection:
+        rows = connection.sql(
+            "select previous_release_id, n_tasks, previous_n_tasks, n_tasks_added, n_tasks_removed"
+            " from marts.release_comparison where not is_comparable"
+        ).fetchall()
+    if not rows:
+        return None
+    ((previous, n_tasks, previous_n_tasks, added, removed),) = rows
+    return (
+        f"note: this release's {n_tasks} tasks are not the previous release's {previous_n_tasks} ({previous}: "
+        f"{added} added, {removed} removed); changes against it are marked not comparable"
+    )
+
+
 def build_release(
     release_dir: Path, warehouse: Path, settings: Settings | None = None, *, force: bool = False
 ) -> tuple[Path, bool]:
@@ -257,4 +274,7 @@ def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, forc
     if published:
         say(f"published {warehouse} -> {database.name}")
     print_headline(database)
+    note = task_set_note(database)
+    if note is not None:
+        say(note)
     return 0

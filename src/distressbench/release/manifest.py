@@ -64,10 +64,12 @@ def write_manifest(
     created_at: str,
     derived_from: dict[str, str] | None = None,
     reply_sources: dict[str, dict[str, Any]] | None = None,
+    primary_judge: str | None = None,
 ) -> Path:
     """Describe every table file present in release_dir (sha256, rows) in manifest.json;
     `derived_from` ({"release": base id, "manifest_sha256": hex}) names the release it extends,
-    `reply_sources` (response_id -> {"log", "sample", "epoch"}) where submitted replies came from."""
+    `reply_sources` (response_id -> {"log", "sample", "epoch"}) where submitted replies came from,
+    `primary_judge` the release's primary judge."""
     files = {
         path.name: {"sha256": sha256_of(path), "rows": parquet_rows(path)}
         for _, path in sorted(contract.release_files(release_dir).items())
@@ -84,6 +86,8 @@ def write_manifest(
         manifest["derived_from"] = derived_from
     if reply_sources:
         manifest["reply_sources"] = reply_sources
+    if primary_judge is not None:
+        manifest["primary_judge"] = primary_judge
     out = release_dir / contract.MANIFEST
     out.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     return out

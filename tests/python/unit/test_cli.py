@@ -36,8 +36,11 @@ MARTS = (
     "conversation_turns",
     "release_changes",
     "headline_changes",
+    "release_comparison",
+    "release_tasks",
 )
-EMPTY_WITHOUT_HISTORY = ("release_changes", "headline_changes")  # a fresh warehouse has no earlier release
+# a fresh warehouse has no earlier release
+EMPTY_WITHOUT_HISTORY = ("release_changes", "headline_changes", "release_comparison")
 
 
 def sql(warehouse: Path, query: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -52,7 +52,10 @@ T2 = TableSpec(
         "the resamples, not adjusted for the other models); the rank bound (the best rank that cannot be ruled "
         "out: 1 + the number of models clearly better at the family-wise level, so it can lie outside the rank "
         "interval); and the probability of ranking first. The clinician reference is shown beside the models, not "
-        "ranked."
+        "ranked. Only models judged alike are ranked together: a model judged by other judges than the release's "
+        "is shown below the ranked ones, with its score, its judges and why it is unranked, and moves no headline. "
+        f"{FLOOR_MARK} after a name: the judge misses its calibration floor on that model's replies (Cohen's κ "
+        "against the clinicians below the floor, or too few calibrated pairs; table J4)."
     ),
     model="rpt_leaderboard",
     columns=(
@@ -63,6 +66,8 @@ T2 = TableSpec(
         Column(f"Rank [{INTERVAL_LEVEL} CI]", "interval", ("rank_ci_low", "rank_ci_high")),
         Column("Rank bound", "count", ("rank_upper_bound",)),
         Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
+        Column("Judges", "text", ("judge_ids",)),
+        Column("Unranked because", "text", ("unranked_reason",)),
     ),
 )
 
@@ -258,9 +263,10 @@ J2 = TableSpec(
     caption=(
         "The leaderboard recomputed from a subset of the judge labels: each judge alone (all its samples, majority "
         "with the tie rule) and each single sample of a judge. Coverage (%): the reply × criterion pairs the subset "
-        "labels. For a subset that labels every pair: the best and median ranked model score (%) under it, "
-        "Kendall's τ-b between the ranked models' scores under it and their published scores, the ranked models "
-        "whose rank changes and the largest change; — for a subset that does not cover every pair."
+        "labels. Over the ranked models whose every pair the subset labels (each judge's ranking over the models it "
+        "labelled): the best and median model score (%) under it, Kendall's τ-b between their scores under it and "
+        "their published scores, the models whose rank among them changes and the largest change; — for a subset "
+        "that labels no ranked model completely."
     ),
     model="rpt_ranking_sensitivity",
     columns=(

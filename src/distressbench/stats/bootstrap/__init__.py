@@ -32,7 +32,9 @@ Method
   (no drawn task has the dimension, no single-turn task, no recognized pair) gives NaN for
   that statistic; those resamples are left out of its quantiles. A statistic that is NaN
   in every resample gets a NaN interval.
-- Ranks: among models of kind 'model' only, rank = 1 + the number of models with a strictly
+- Ranks: among the ranked models only (kind 'model' and, when the cells carry it, is_ranked:
+  int_models_judged's like ranked with like; a model of kind 'model' that is not ranked
+  gets its model_score interval and nothing else), rank = 1 + the number of models with a strictly
   higher score in that resample (so exact ties share the better rank). The 'rank' row gives
   the median rank over resamples and the (alpha/2, 1 - alpha/2) rank interval, both with
   ``method="inverted_cdf"`` so they are ranks that occurred. 'p_rank_1' is the share of

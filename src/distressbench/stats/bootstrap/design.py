@@ -36,8 +36,9 @@ class Design:
 
     task_ids: np.ndarray  # sorted task ids (object array of str)
     model_ids: np.ndarray  # sorted model ids (object array of str)
-    ranked: np.ndarray  # indices into model_ids of kind 'model'
+    ranked: np.ndarray  # indices into model_ids of the ranked models (kind 'model', is_ranked)
     reference: int | None  # index into model_ids of the clinician reference
+    # the other models (kind 'model', not ranked: judged otherwise) get a model_score interval only
     dimensions: tuple[str, ...]  # sorted dimension ids
     design: np.ndarray  # n_tasks x n_columns, integer-valued float64
     unscale: np.ndarray  # n_columns, powers of two mapping sums back to score units
@@ -62,13 +63,19 @@ class Design:
 
 
 def build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> Design:
-    """Check both frames and build the per-task design matrix."""
-    checks.require(cells, "cells", CELL_COLUMNS)
+    """Check both frames and build the per-task design matrix. cells may carry a boolean
+    is_ranked (int_models_judged's: like ranked with like); without it every model of kind
+    'model' is ranked."""
+    checks.require(cells, "cells", CELL_COLUMNS + (("is_ranked",) if "is_ranked" in cells else ()))
     checks.require(dimension_cells, "dimension_cells", DIMENSION_COLUMNS)
     if len(cells) == 0:
         raise BootstrapInputError("cells: 0 rows; need one row per (model_id, task_id)")
     scores = checks.scores(cells, "cells", ("model_id", "task_id"))
-    is_ranked_row = checks.coded(cells["kind"], "cells", MODEL_KINDS) == MODEL_KINDS.index(RANKED_KIND)
+    kind = checks.coded(cells["kind"], "cells", MODEL_KINDS)
+    is_reference_row = kind == MODEL_KINDS.index(REFERENCE_KIND)
+    is_ranked_row = kind == MODEL_KINDS.index(RANKED_KIND)
+    if "is_ranked" in cells:
+        is_ranked_row &= checks.flag(cells, "cells", "is_ranked")
     is_single_row = checks.coded(cells["turn_type"], "cells", TURN_TYPES) == TURN_TYPES.index("single")
     recognized = checks.flag(cells, "cells", "is_recognized_with_routing")
     not_routed = checks.flag(cells, "cells", "is_not_routed") & recognized
@@ -76,10 +83,12 @@ def build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> Design:
     t, task_ids = factorize_sorted(cells["task_id"])
     mo, model_ids = factorize_sorted(cells["model_id"])
     n, m = len(task_ids), len(model_ids)
-    _check_cell_grid(t, mo, task_ids, model_ids, is_ranked_row, is_single_row)
+    _check_cell_grid(t, mo, task_ids, model_ids, is_reference_row, is_ranked_row, is_single_row)
     model_is_ranked = np.zeros(m, dtype=bool)
     model_is_ranked[mo] = is_ranked_row
-    ranked, reference = _ranked_and_reference(model_is_ranked, model_ids)
+    model_is_reference = np.zeros(m, dtype=bool)
+    model_is_reference[mo] = is_reference_row
+    ranked, reference = _ranked_and_reference(model_is_ranked, model_is_reference, model_ids)
 
     score_matrix = np.zeros((n, m))
     score_matrix[t, mo] = scores
@@ -126,10 +135,12 @@ def _check_cell_grid(
     mo: np.ndarray,
     task_ids: np.ndarray,
     model_ids: np.ndarray,
+    is_reference_row: np.ndarray,
     is_ranked_row: np.ndarray,
     is_single_row: np.ndarray,
 ) -> None:
-    """One cell per (model, task), none missing; one kind per model and one turn type per task."""
+    """One cell per (model, task), none missing; one kind and one is_ranked per model and one
+    turn type per task."""
     n, m = len(task_ids), len(model_ids)
     duplicates = checks.duplicates(t * m + mo, n * m)
     if len(duplicates):
@@ -145,21 +156,26 @@ def _check_cell_grid(
             len(gaps),
             [(model_ids[j], task_ids[i]) for i, j in gaps[:EXAMPLES]],
         )
-    mixed = checks.mixed_groups(mo, is_ranked_row, m)
+    mixed = checks.mixed_groups(mo, is_reference_row, m)
     if len(mixed):
         raise checks.fail("cells", "model_id(s) with more than one kind", len(mixed), list(model_ids[mixed]))
+    mixed = checks.mixed_groups(mo, is_ranked_row, m)
+    if len(mixed):
+        raise checks.fail("cells", "model_id(s) both ranked and not", len(mixed), list(model_ids[mixed]))
     mixed = checks.mixed_groups(t, is_single_row, n)
     if len(mixed):
         raise checks.fail("cells", "task_id(s) with more than one turn_type", len(mixed), list(task_ids[mixed]))
 
 
-def _ranked_and_reference(model_is_ranked: np.ndarray, model_ids: np.ndarray) -> tuple[np.ndarray, int | None]:
+def _ranked_and_reference(
+    model_is_ranked: np.ndarray, model_is_reference: np.ndarray, model_ids: np.ndarray
+) -> tuple[np.ndarray, int | None]:
     """The indices of the ranked models (at least one) and of the clinician reference (at most one)."""
     ranked = np.flatnonzero(model_is_ranked)
-    references = np.flatnonzero(~model_is_ranked)
+    references = np.flatnonzero(model_is_reference)
     if len(ranked) == 0:
         raise BootstrapInputError(
-            f"cells: 0 models of kind 'model' among {len(model_ids)} model(s) "
+            f"cells: 0 models of kind 'model' ranked among {len(model_ids)} model(s) "
             f"(e.g. {', '.join(map(repr, model_ids[:EXAMPLES]))}); need at least one to rank"
         )
     if len(references) > 1:

@@ -29,8 +29,8 @@ def read_inputs(
         cells.set_alias("cells")
         .join(triaged.set_alias("triaged"), "cells.response_key = triaged.response_key")
         .select(
-            "cells.response_key, cells.model_id, cells.task_id, cells.kind, cells.score, cells.turn_type, "
-            "cells.subcategory, "
+            "cells.response_key, cells.model_id, cells.task_id, cells.kind, cells.is_ranked, cells.score, "
+            "cells.turn_type, cells.subcategory, "
             "triaged.is_counted as is_recognized_with_routing, triaged.is_recognized_not_routed as is_not_routed"
         )
         .to_arrow_table()

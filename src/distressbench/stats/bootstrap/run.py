@@ -102,7 +102,11 @@ def run_bootstrap(
     separated = (adjusted_low > 0) | (adjusted_high < 0)  # at the family-wise level
     letters = letters_by_model(separated | separated.T)
 
-    model_order = [int(design.ranked[j]) for j in order] + ([design.reference] if design.reference is not None else [])
+    unranked = sorted(
+        set(range(m)) - set(design.ranked.tolist()) - {design.reference}, key=lambda i: design.model_ids[i]
+    )
+    model_order = [int(design.ranked[j]) for j in order] + unranked
+    model_order += [design.reference] if design.reference is not None else []
     rows: list[Row] = []
     for i in model_order:
         rows.append(("model_score", design.model_ids[i], None, point[i], low[i], high[i], None))

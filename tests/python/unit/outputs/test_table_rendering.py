@@ -77,7 +77,7 @@ HOSTILE = (
 
 
 def _hostile_table() -> Table:
-    """A leaderboard whose display names are hostile text and whose numbers are negative."""
+    """A leaderboard whose display names and judge ids are hostile text and whose numbers are negative."""
     spec = T2
     fields = (
         "release_id",
@@ -97,9 +97,12 @@ def _hostile_table() -> Table:
         "rank_ci_high",
         "rank_upper_bound",
         "p_rank_1",
+        "judge_ids",
+        "unranked_reason",
     )
     rows = tuple(
         ("rel", "model", f"m{i}", name, "p", "model", 4, i + 1, "ab", -0.125 - i, -1e-17, 0.5, 1.5, 1.0, 2.0, 1, 0.25)
+        + (name, None)
         for i, name in enumerate(HOSTILE)
     )
     return Table(spec, fields, rows, spec.columns)

@@ -71,7 +71,14 @@ def test_the_published_release_and_its_history_are_carried(tmp_path: Path) -> No
     published = _published(tmp_path / "published.duckdb")
     building = tmp_path / "building.duckdb"
     counts = carry_forward(published, building)
-    assert counts == {"releases": 2, "model_scores": 2, "headline_metrics": 1, "dimension_scores": 1}
+    assert counts == {
+        "releases": 2,
+        "model_scores": 2,
+        "headline_metrics": 1,
+        "dimension_scores": 1,
+        "release_tasks": 0,
+        "release_comparison": 0,
+    }
     assert _rows(building, "select * from history.releases order by release_id") == [
         ("r1", "t1", "sha-1"),
         ("r2", "t2", "sha-2"),  # the stale r2 of its history is replaced by its own, latest record
