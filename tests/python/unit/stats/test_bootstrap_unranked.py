@@ -1,6 +1,7 @@
 """The bootstrap's third kind of model: one of kind 'model' that is not ranked (is_ranked false,
-judged otherwise; int_models_judged decides). It gets its model_score interval and nothing
-else, and every other row is exactly what the bootstrap gives without it."""
+judged otherwise; int_models_judged decides). It gets the intervals of its own scores (the model
+score, its dimension and subcategory scores) and nothing that compares it with the ranked
+models, and every other row is exactly what the bootstrap gives without it."""
 
 from __future__ import annotations
 
@@ -22,12 +23,13 @@ def inputs() -> tuple[pd.DataFrame, pd.DataFrame]:
     return cells.assign(is_ranked=cells["kind"].eq("model") & cells["model_id"].ne("model-002")), dimension_cells
 
 
-def test_an_unranked_model_gets_its_score_interval_and_nothing_else(inputs: tuple[pd.DataFrame, ...]) -> None:
+def test_an_unranked_model_gets_its_own_intervals_and_nothing_else(inputs: tuple[pd.DataFrame, ...]) -> None:
     cells, dimension_cells = inputs
     rows = run_bootstrap(cells, dimension_cells, **PARAMETERS)
     mine = rows[(rows["model_id"] == "model-002") | (rows["other_model_id"] == "model-002")]
-    assert mine["statistic"].tolist() == ["model_score"]
-    ((low, estimate, high),) = mine[["ci_low", "estimate", "ci_high"]].to_numpy()
+    assert set(mine["statistic"]) == {"model_score", "dimension_score"}  # the fixture has no subcategories
+    assert mine["other_model_id"].isna().all()
+    ((low, estimate, high),) = mine.loc[mine["statistic"] == "model_score", ["ci_low", "estimate", "ci_high"]].to_numpy()
     assert estimate == pytest.approx(cells.loc[cells["model_id"] == "model-002", "score"].mean(), abs=1e-12)
     assert low <= estimate <= high and low < high
 
