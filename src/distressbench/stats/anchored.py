@@ -1,0 +1,231 @@
+"""Scores anchored to the clinicians: prediction-powered estimates (PPI, Angelopoulos et al.
+2023, lambda = 1) of each model's score, each model's dimension scores and the headline best,
+median and clinician-reference scores, with percentile intervals from the leaderboard's task
+bootstrap.
+
+Method
+- A group is a model's score over all its criteria ('all') or over one dimension's. Its
+  judge-only value is the mean over the group's tasks of the cell score,
+  sum_c w_c f_c / W_t (W_t the weight of the task's criteria in the group). On the
+  calibrated pairs (the clinicians' majority label Y beside the judge's verdict f; ties
+  dropped) each task adds two sums: D_t = sum_c (w_c / W_t)(Y_c - f_c) and
+  N_t = sum_c w_c / W_t. The anchored value is
+  judge-only value + sum_t D_t / sum_t N_t,
+  the judge's value plus the calibrated pairs' weighted mean correction (the ratio form of
+  PPI's rectifier, each pair weighted as it counts in the score).
+- In resample b with task counts c_t every sum is re-taken with those counts: the mean is
+  sum_t c_t s_t / sum_t c_t h_t (h_t = 1 when the task has the group's criteria), the
+  correction sum_t c_t D_t / sum_t c_t N_t. The counts are the leaderboard's
+  (run_bootstrap's on_counts), so resample b reweights the same tasks for every statistic.
+  Per-task columns: a dense block of cell scores and "task has it" masks, and a sparse block
+  of D and N (few tasks hold a calibrated pair of a given model); a chunk's sums are two
+  matrix products.
+- A group with fewer than min_pairs calibrated pairs gets no anchored value. The headline
+  rows take, within each resample, the best and the median anchored score over the ranked
+  models that have one (per dimension likewise), and the clinician reference's. A resample
+  in which a statistic has no calibrated pair drawn gives NaN, left out of its quantiles.
+- Intervals: percentile, as the leaderboard's (estimates.percentile_interval). Point
+  estimates go through the same path with every count equal to 1.
+
+Assumption: within each model and dimension the calibrated pairs are a random share of the
+pairs; docs/judge-reliability.md shows a check of it (marts.anchored_labelling_check).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from distressbench.errors import DistressbenchError
+from distressbench.stats.bootstrap.design import RANKED_KIND, REFERENCE_KIND
+from distressbench.stats.bootstrap.estimates import percentile_interval
+from distressbench.stats.coding import codes_in, factorize_sorted
+
+CELL_COLUMNS = ("model_id", "task_id", "kind", "score")
+DIMENSION_COLUMNS = ("model_id", "task_id", "dimension", "score")
+PAIR_COLUMNS = (
+    "model_id",
+    "task_id",
+    "dimension",
+    "weight",
+    "task_weight",
+    "dimension_weight",
+    "is_judge_met",
+    "is_gold_met",
+)
+OUTPUT_COLUMNS = ("statistic", "model_id", "dimension", "estimate", "ci_low", "ci_high")
+OVERALL = "all"
+# Resample sums worked on at once: `add` goes through a chunk in blocks of about this many values.
+BLOCK_VALUES = 2**20
+_EXAMPLES = 3
+
+
+class AnchoredInputError(DistressbenchError):
+    """The cells or calibrated pairs handed to AnchoredResamples break an assumption."""
+
+
+def anchored_values(
+    score_sums: np.ndarray, has_sums: np.ndarray, correction_sums: np.ndarray, mass_sums: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(judge-only, anchored) from one resample's per-task sums (any shape, element-wise):
+    sum c_t s_t, sum c_t h_t, sum c_t D_t and sum c_t N_t; NaN where a denominator is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        judge = score_sums / has_sums
+        return judge, judge + correction_sums / mass_sums
+
+
+def _require(frame: pd.DataFrame, table: str, columns: tuple[str, ...]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise AnchoredInputError(f"{table}: missing column(s) {', '.join(missing)}")
+    for column in columns:
+        nulls = frame[column].isna().to_numpy()
+        if nulls.any():
+            examples = frame.loc[nulls, ["model_id", "task_id"]].head(_EXAMPLES).to_records(index=False).tolist()
+            problem = f"{int(nulls.sum())} null value(s) in column {column!r}"
+            raise AnchoredInputError(f"{table}: {problem}; e.g. {examples!r}")
+
+
+def _codes(frame: pd.DataFrame, table: str, column: str, ids: np.ndarray) -> np.ndarray:
+    codes = codes_in(frame[column], ids)
+    unknown = codes < 0
+    if unknown.any():
+        examples = list(pd.unique(frame[column][unknown]))[:_EXAMPLES]
+        problem = f"{int(unknown.sum())} row(s) whose {column} is not in cells"
+        raise AnchoredInputError(f"{table}: {problem}; e.g. {examples!r}")
+    return codes
+
+
+class AnchoredResamples:
+    """Each resample's anchored values, filled chunk by chunk from the task counts.
+
+    cells: one row per (model, task): model_id, task_id, kind, score (the tasks, sorted, are
+    the bootstrap's). dimension_cells: one row per (model, task, dimension) the task has:
+    model_id, task_id, dimension, score. pairs: PAIR_COLUMNS, one row per calibrated pair
+    with a majority label: the criterion's weight, the weight of the task's criteria
+    (task_weight) and of its criteria in the pair's dimension (dimension_weight).
+    """
+
+    def __init__(
+        self,
+        cells: pd.DataFrame,
+        dimension_cells: pd.DataFrame,
+        pairs: pd.DataFrame,
+        *,
+        samples: int,
+        min_pairs: int,
+    ) -> None:
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise AnchoredInputError(f"samples must be a positive integer, got {samples!r}")
+        if isinstance(min_pairs, bool) or not isinstance(min_pairs, (int, np.integer)) or min_pairs < 1:
+            raise AnchoredInputError(f"min_pairs must be a positive integer, got {min_pairs!r}")
+        _require(cells, "cells", CELL_COLUMNS)
+        _require(dimension_cells, "dimension_cells", DIMENSION_COLUMNS)
+        _require(pairs, "calibration pairs", PAIR_COLUMNS)
+        t, self.tasks = factorize_sorted(cells["task_id"])
+        mo, self.models = factorize_sorted(cells["model_id"])
+        dimensions = sorted(str(d) for d in pd.unique(dimension_cells["dimension"]))
+        self.dimensions = np.array(dimensions, dtype=object)
+        n, m, k = len(self.tasks), len(self.models), len(dimensions)
+        if len(cells) != n * m:
+            raise AnchoredInputError(f"cells: {len(cells)} rows, need one per (model_id, task_id): {n * m}")
+        slots = 1 + k  # a model's groups: 'all', then each dimension
+        self.n_groups = m * slots
+        kind = np.empty(m, dtype=object)
+        kind[mo] = cells["kind"].to_numpy(dtype=object)
+        self.ranked = np.flatnonzero(kind == RANKED_KIND)
+        reference = np.flatnonzero(kind == REFERENCE_KIND)
+        self.reference = int(reference[0]) if len(reference) else None
+
+        # dense: the cell scores of every group, then the "task has it" masks, one per slot
+        dense = np.zeros((n, self.n_groups + slots))
+        dense[t, mo * slots] = cells["score"].to_numpy(dtype=np.float64)
+        dense[:, self.n_groups] = 1.0
+        dt = _codes(dimension_cells, "dimension_cells", "task_id", self.tasks)
+        dm = _codes(dimension_cells, "dimension_cells", "model_id", self.models)
+        dd = codes_in(dimension_cells["dimension"].astype(str), self.dimensions)
+        dense[dt, dm * slots + 1 + dd] = dimension_cells["score"].to_numpy(dtype=np.float64)
+        dense[dt, self.n_groups + 1 + dd] = 1.0
+        self._dense = dense
+        self._has_column = self.n_groups + np.arange(self.n_groups) % slots
+
+        # sparse: per pair, D and N of its model's 'all' group and of its dimension's group
+        pt = _codes(pairs, "calibration pairs", "task_id", self.tasks)
+        pm = _codes(pairs, "calibration pairs", "model_id", self.models)
+        pd_ = _codes(pairs, "calibration pairs", "dimension", self.dimensions)
+        weight = pairs["weight"].to_numpy(dtype=np.float64)
+        share = weight / pairs["task_weight"].to_numpy(dtype=np.float64)
+        dimension_share = weight / pairs["dimension_weight"].to_numpy(dtype=np.float64)
+        delta = pairs["is_gold_met"].to_numpy(dtype=np.float64) - pairs["is_judge_met"].to_numpy(dtype=np.float64)
+        overall_group, dimension_group = pm * slots, pm * slots + 1 + pd_
+        g = self.n_groups
+        rows = np.tile(pt, 4)
+        columns = np.concatenate([overall_group, dimension_group, g + overall_group, g + dimension_group])
+        values = np.concatenate([share * delta, dimension_share * delta, share, dimension_share])
+        self._sparse = sparse.csr_array((values, (rows, columns)), shape=(n, 2 * g))
+        self.n_pairs = np.bincount(overall_group, minlength=g) + np.bincount(dimension_group, minlength=g)
+        self.eligible = self.n_pairs >= min_pairs
+
+        self.point = self._values(np.ones((1, n)))[0]
+        self._draws = np.empty((samples, g))
+        self._done = 0
+
+    def _values(self, counts: np.ndarray) -> np.ndarray:
+        """Resamples x groups: the anchored values, NaN for a group without enough pairs."""
+        dense = counts @ self._dense
+        sums = np.asarray(counts @ self._sparse)
+        g = self.n_groups
+        _, anchored = anchored_values(dense[:, :g], dense[:, self._has_column], sums[:, :g], sums[:, g:])
+        anchored[:, ~self.eligible] = np.nan
+        return anchored
+
+    def add(self, counts: np.ndarray, task_order: np.ndarray) -> None:
+        """The anchored values of the next len(counts) resamples; task_order names counts' columns."""
+        if not np.array_equal(task_order, self.tasks):
+            raise AnchoredInputError(
+                f"the resamples count {len(task_order)} tasks, the anchored scores have {len(self.tasks)} "
+                "(or other task ids): both must resample every task of the release"
+            )
+        rows = max(1, BLOCK_VALUES // self._dense.shape[1])
+        for lo in range(0, len(counts), rows):
+            block = counts[lo : lo + rows]
+            self._draws[self._done : self._done + len(block)] = self._values(block)
+            self._done += len(block)
+
+    def rows(self, alpha: float) -> pd.DataFrame:
+        """OUTPUT_COLUMNS: 'anchored_score' per model and 'anchored_dimension_score' per model and
+        dimension with enough pairs; 'anchored_best_model_score', 'anchored_median_model_score',
+        'anchored_clinician_reference_score' and per dimension 'anchored_best_dimension_score',
+        'anchored_median_dimension_score' (model_id null) over the ranked models that have one."""
+        if not 0.0 < float(alpha) < 1.0:
+            raise AnchoredInputError(f"alpha must be in (0, 1), got {alpha!r}")
+        if self._done != self._draws.shape[0]:
+            raise AnchoredInputError(f"{self._done} of {self._draws.shape[0]} resamples were added")
+        slots = 1 + len(self.dimensions)
+        low, high = percentile_interval(self._draws, alpha)
+        out: list[tuple[str, str | None, str | None, float, float, float]] = []
+        for group in np.flatnonzero(self.eligible):
+            model, slot = divmod(int(group), slots)
+            dimension = None if slot == 0 else str(self.dimensions[slot - 1])
+            statistic = "anchored_score" if slot == 0 else "anchored_dimension_score"
+            out.append((statistic, str(self.models[model]), dimension, self.point[group], low[group], high[group]))
+        for slot in range(slots):
+            groups = self.ranked * slots + slot
+            groups = groups[self.eligible[groups]]
+            if len(groups) == 0:
+                continue
+            dimension = None if slot == 0 else str(self.dimensions[slot - 1])
+            suffix = "model_score" if slot == 0 else "dimension_score"
+            for name, summary in (("best", np.max), ("median", np.median)):
+                point = float(summary(self.point[groups]))
+                draws = summary(self._draws[:, groups], axis=1)[:, None]
+                (lo,), (hi,) = percentile_interval(draws, alpha)
+                out.append((f"anchored_{name}_{suffix}", None, dimension, point, lo, hi))
+        if self.reference is not None and self.eligible[self.reference * slots]:
+            group = self.reference * slots
+            statistic = "anchored_clinician_reference_score"
+            out.append((statistic, None, None, self.point[group], low[group], high[group]))
+        return pd.DataFrame(out, columns=list(OUTPUT_COLUMNS)).astype(
+            {"estimate": np.float64, "ci_low": np.float64, "ci_high": np.float64}
+        )
