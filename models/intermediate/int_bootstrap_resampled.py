@@ -11,7 +11,10 @@ null; int_calibration_resampled lays them out per dimension. The same per model 
 set; int_calibration_by_model_resampled), and 'judge_alpha' per judge (judge_id set; estimate
 and interval, from distressbench.stats.agreement.AlphaResamples over that judge's units).
 The leaderboard's rows include every pair of ranked models ('pair_difference') and each
-model's compact letter display ('letters', in column letters). B, the seed and alpha come
+model's compact letter display ('letters', in column letters). The scores anchored to the
+clinicians ('anchored_*', distressbench.stats.anchored.AnchoredResamples over
+int_anchored_pairs, groups with at least var anchored_min_pairs pairs) reweight the same
+tasks too. B, the seed and alpha come
 from the vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml).
 The marts on top carry the enforced contracts.
 """
@@ -47,6 +50,7 @@ def resampled_rows(dbt):
     import pandas as pd
 
     from distressbench.stats.agreement import AlphaResamples
+    from distressbench.stats.anchored import AnchoredResamples
     from distressbench.stats.bootstrap.inputs import read_inputs
     from distressbench.stats.bootstrap.run import run_bootstrap
     from distressbench.stats.calibration import CalibrationResamples
@@ -64,11 +68,19 @@ def resampled_rows(dbt):
         .to_pandas()
     )
     units = dbt.ref("int_judge_alpha_task_units").to_arrow_table().to_pandas()
+    anchored_pairs = dbt.ref("int_anchored_pairs").to_arrow_table().to_pandas()
 
     samples = int(dbt.config.get("bootstrap_samples"))
     alpha = float(dbt.config.get("bootstrap_alpha"))
     calibration = CalibrationResamples(tasks["task_id"], pairs, samples=samples)
     by_model = CalibrationResamples(tasks["task_id"], pairs, samples=samples, by="model_id")
+    anchored = AnchoredResamples(
+        cell_frame,
+        dimension_frame,
+        anchored_pairs,
+        samples=samples,
+        min_pairs=int(dbt.config.get("anchored_min_pairs")),
+    )
     judge_alphas = {
         judge_id: AlphaResamples(tasks["task_id"], judge_units, samples=samples)
         for judge_id, judge_units in units.groupby("judge_id", sort=True)
@@ -77,6 +89,7 @@ def resampled_rows(dbt):
     def on_counts(counts: np.ndarray, task_order: np.ndarray) -> None:
         calibration.add(counts, task_order)
         by_model.add(counts, task_order)
+        anchored.add(counts, task_order)
         for resamples in judge_alphas.values():
             resamples.add(counts, task_order)
 
@@ -99,7 +112,8 @@ def resampled_rows(dbt):
         }
     )
     overall, per_model = calibration.intervals(alpha), by_model.intervals(alpha)
-    return pd.concat([estimates, alpha_rows, calibration_rows(overall), calibration_rows(per_model)], ignore_index=True)
+    calibrated = [calibration_rows(overall), calibration_rows(per_model)]
+    return pd.concat([estimates, alpha_rows, *calibrated, anchored.rows(alpha)], ignore_index=True)
 
 
 def calibration_rows(intervals):

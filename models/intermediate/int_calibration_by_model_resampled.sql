@@ -10,7 +10,7 @@ bootstrap as (
 
 calibration as (
     select * from bootstrap
-    where dimension is not null and model_id is not null
+    where statistic like 'calibration_%' and dimension is not null and model_id is not null
 ),
 
 final as (

@@ -9,7 +9,7 @@ bootstrap as (
 
 calibration as (
     select * from bootstrap
-    where dimension is not null and model_id is null
+    where statistic like 'calibration_%' and dimension is not null and model_id is null
 ),
 
 final as (

@@ -25,7 +25,9 @@ Method
   models that have one (per dimension likewise), and the clinician reference's. A resample
   in which a statistic has no calibrated pair drawn gives NaN, left out of its quantiles.
 - Intervals: percentile, as the leaderboard's (estimates.percentile_interval). Point
-  estimates go through the same path with every count equal to 1.
+  estimates go through the same path with every count equal to 1. A score lies in [0, 1];
+  the correction can carry an estimate or an interval end past it, so both are cut to
+  [0, 1] (an interval cut to the set the score lies in covers it as often).
 
 Assumption: within each model and dimension the calibrated pairs are a random share of the
 pairs; docs/judge-reliability.md shows a check of it (marts.anchored_labelling_check).
@@ -144,7 +146,7 @@ class AnchoredResamples:
         dense[:, self.n_groups] = 1.0
         dt = _codes(dimension_cells, "dimension_cells", "task_id", self.tasks)
         dm = _codes(dimension_cells, "dimension_cells", "model_id", self.models)
-        dd = codes_in(dimension_cells["dimension"].astype(str), self.dimensions)
+        dd = codes_in(dimension_cells["dimension"], self.dimensions)
         dense[dt, dm * slots + 1 + dd] = dimension_cells["score"].to_numpy(dtype=np.float64)
         dense[dt, self.n_groups + 1 + dd] = 1.0
         self._dense = dense
@@ -226,6 +228,8 @@ class AnchoredResamples:
             group = self.reference * slots
             statistic = "anchored_clinician_reference_score"
             out.append((statistic, None, None, self.point[group], low[group], high[group]))
-        return pd.DataFrame(out, columns=list(OUTPUT_COLUMNS)).astype(
-            {"estimate": np.float64, "ci_low": np.float64, "ci_high": np.float64}
-        )
+        frame = pd.DataFrame(out, columns=list(OUTPUT_COLUMNS))
+        numbers = ["estimate", "ci_low", "ci_high"]
+        # a score lies in [0, 1]: the estimate and interval are cut to it
+        frame[numbers] = frame[numbers].astype(np.float64).clip(0.0, 1.0)
+        return frame

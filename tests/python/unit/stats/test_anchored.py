@@ -150,3 +150,16 @@ def test_bad_input_names_the_table_and_examples() -> None:
     resamples = AnchoredResamples(cells, dimension_cells, pairs.iloc[:0], samples=2, min_pairs=1)
     with pytest.raises(AnchoredInputError, match="0 of 2 resamples were added"):
         resamples.rows(0.05)
+
+
+def test_estimates_are_cut_to_the_unit_interval() -> None:
+    """Clinicians who call met every calibrated pair the judge calls unmet can carry the
+    estimate past 1; it is cut there."""
+    cells, dimension_cells, pairs = frames(
+        {"A": [0.9, 0.9]},
+        {"A": "model"},
+        [("A", "t000", 1, 10, False, True), ("A", "t001", 1, 10, False, True)],
+    )
+    rows = point_rows(cells, dimension_cells, pairs)
+    # 0.9 + (1/10 + 1/10) / (1/10 + 1/10) = 1.9, cut to 1
+    assert rows.set_index("statistic").loc["anchored_score", "estimate"] == 1.0
