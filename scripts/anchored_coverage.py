@@ -54,6 +54,9 @@ class Coverage:
     judge_bias: float  # mean of judge-only estimate - true score
     anchored_bias: float
     calibrated_pairs: float  # mean calibrated pairs per model and release
+    true_scores: tuple[float, ...]  # per reply (ranked models, then the clinician reference)
+    anchored_by_reply: tuple[float, ...]  # coverage per reply
+    judge_by_reply: tuple[float, ...]
 
 
 def task_sums(config: SynthConfig, latent: Latent, models: Models) -> TaskSums:
@@ -124,6 +127,9 @@ def simulate(
         judge_bias=float(np.mean(bias["judge"])),
         anchored_bias=float(np.mean(bias["anchored"])),
         calibrated_pairs=float(np.mean(calibrated)),
+        true_scores=tuple(float(v) for v in true_score),
+        anchored_by_reply=tuple(float(v) for v in np.mean(covered["anchored"], axis=0)),
+        judge_by_reply=tuple(float(v) for v in np.mean(covered["judge"], axis=0)),
     )
 
 
@@ -152,6 +158,12 @@ def main() -> None:
     print("interval        coverage  mean width  mean bias (estimate - truth)")
     print(f"anchored        {result.anchored:8.3f}  {result.anchored_width:10.4f}  {result.anchored_bias:+.4f}")
     print(f"judge-only      {result.judge:8.3f}  {result.judge_width:10.4f}  {result.judge_bias:+.4f}")
+    print("reply                 true score  anchored coverage  judge-only coverage")
+    names = [f"model {i + 1}" for i in range(args.models)] + ["clinician reference"]
+    for name, truth, anchored, judge in zip(
+        names, result.true_scores, result.anchored_by_reply, result.judge_by_reply, strict=True
+    ):
+        print(f"{name:<20}  {truth:10.4f}  {anchored:17.3f}  {judge:19.3f}")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ and interval, from distressbench.stats.agreement.AlphaResamples over that judge'
 The leaderboard's rows include every pair of ranked models ('pair_difference') and each
 model's compact letter display ('letters', in column letters). The scores anchored to the
 clinicians ('anchored_*', distressbench.stats.anchored.AnchoredResamples over
-int_anchored_pairs, groups with at least var anchored_min_pairs pairs) reweight the same
-tasks too. B, the seed and alpha come
+int_anchored_pairs, groups with at least var anchored_min_pairs pairs; per dimension only
+with var anchored_by_dimension) reweight the same tasks too. B, the seed and alpha come
 from the vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml).
 The marts on top carry the enforced contracts.
 """
@@ -80,6 +80,7 @@ def resampled_rows(dbt):
         anchored_pairs,
         samples=samples,
         min_pairs=int(dbt.config.get("anchored_min_pairs")),
+        by_dimension=str(dbt.config.get("anchored_by_dimension")).lower() == "true",
     )
     judge_alphas = {
         judge_id: AlphaResamples(tasks["task_id"], judge_units, samples=samples)

@@ -25,7 +25,9 @@ bootstrap as (
 ),
 
 scored_metrics as (
-    select headline_metrics.*
+    select
+        headline_metrics.*,
+        registry.metric_group
     from headline_metrics
     inner join registry
         on headline_metrics.metric = registry.metric
@@ -104,6 +106,10 @@ final as (
         case
             when anchored.anchored_value is not null then cast(null as {{ dbt.type_string() }})
             when scored_metrics.value is null then scored_metrics.undefined_reason
+            {%- if not var('anchored_by_dimension') %}
+            when scored_metrics.metric_group = 'dimension'
+                then 'anchored dimension scores are off (var anchored_by_dimension)'
+            {%- endif %}
             when scored_metrics.metric = 'clinician_reference_score'
                 then
                     'the clinician reference has fewer than '

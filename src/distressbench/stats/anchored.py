@@ -20,6 +20,9 @@ Method
   Per-task columns: a dense block of cell scores and "task has it" masks, and a sparse block
   of D and N (few tasks hold a calibrated pair of a given model); a chunk's sums are two
   matrix products.
+- The per-dimension groups (by_dimension; var anchored_by_dimension in the build) cost a
+  dense column per model and dimension and a sparse block of their D and N; the 'all'
+  groups' D and N are dense columns (most tasks hold a calibrated pair of each model).
 - A group with fewer than min_pairs calibrated pairs gets no anchored value. The headline
   rows take, within each resample, the best and the median anchored score over the ranked
   models that have one (per dimension likewise), and the clinician reference's. A resample
@@ -117,6 +120,7 @@ class AnchoredResamples:
         *,
         samples: int,
         min_pairs: int,
+        by_dimension: bool,
     ) -> None:
         if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise AnchoredInputError(f"samples must be a positive integer, got {samples!r}")
@@ -132,53 +136,81 @@ class AnchoredResamples:
         n, m, k = len(self.tasks), len(self.models), len(dimensions)
         if len(cells) != n * m:
             raise AnchoredInputError(f"cells: {len(cells)} rows, need one per (model_id, task_id): {n * m}")
-        slots = 1 + k  # a model's groups: 'all', then each dimension
-        self.n_groups = m * slots
         kind = np.empty(m, dtype=object)
         kind[mo] = cells["kind"].to_numpy(dtype=object)
         self.ranked = np.flatnonzero(kind == RANKED_KIND)
         reference = np.flatnonzero(kind == REFERENCE_KIND)
         self.reference = int(reference[0]) if len(reference) else None
-
-        # dense: the cell scores of every group, then the "task has it" masks, one per slot
-        dense = np.zeros((n, self.n_groups + slots))
-        dense[t, mo * slots] = cells["score"].to_numpy(dtype=np.float64)
-        dense[:, self.n_groups] = 1.0
-        dt = _codes(dimension_cells, "dimension_cells", "task_id", self.tasks)
-        dm = _codes(dimension_cells, "dimension_cells", "model_id", self.models)
-        dd = codes_in(dimension_cells["dimension"], self.dimensions)
-        dense[dt, dm * slots + 1 + dd] = dimension_cells["score"].to_numpy(dtype=np.float64)
-        dense[dt, self.n_groups + 1 + dd] = 1.0
-        self._dense = dense
-        self._has_column = self.n_groups + np.arange(self.n_groups) % slots
-
-        # sparse: per pair, D and N of its model's 'all' group and of its dimension's group
+        # the groups: each model's 'all' (group = model), then, by_dimension, each model's
+        # dimensions (group = m + model * k + dimension)
+        self.by_dimension = by_dimension
+        g = m + (m * k if by_dimension else 0)
+        self.n_groups = g
         pt = _codes(pairs, "calibration pairs", "task_id", self.tasks)
         pm = _codes(pairs, "calibration pairs", "model_id", self.models)
         pd_ = _codes(pairs, "calibration pairs", "dimension", self.dimensions)
         weight = pairs["weight"].to_numpy(dtype=np.float64)
         share = weight / pairs["task_weight"].to_numpy(dtype=np.float64)
-        dimension_share = weight / pairs["dimension_weight"].to_numpy(dtype=np.float64)
         delta = pairs["is_gold_met"].to_numpy(dtype=np.float64) - pairs["is_judge_met"].to_numpy(dtype=np.float64)
-        overall_group, dimension_group = pm * slots, pm * slots + 1 + pd_
-        g = self.n_groups
-        rows = np.tile(pt, 4)
-        columns = np.concatenate([overall_group, dimension_group, g + overall_group, g + dimension_group])
-        values = np.concatenate([share * delta, dimension_share * delta, share, dimension_share])
-        self._sparse = sparse.csr_array((values, (rows, columns)), shape=(n, 2 * g))
-        self.n_pairs = np.bincount(overall_group, minlength=g) + np.bincount(dimension_group, minlength=g)
+
+        # dense columns: the groups' cell scores, the "task has it" masks ('all', then each
+        # dimension), and the 'all' groups' D and N (most tasks hold a calibrated pair of a model)
+        has_columns = 1 + (k if by_dimension else 0)
+        dense = np.zeros((n, g + has_columns + 2 * m))
+        dense[t, mo] = cells["score"].to_numpy(dtype=np.float64)
+        dense[:, g] = 1.0
+        correction, mass = g + has_columns, g + has_columns + m
+        np.add.at(dense, (pt, correction + pm), share * delta)
+        np.add.at(dense, (pt, mass + pm), share)
+        self._has = np.full(g, g)
+        self._correction, self._mass = np.arange(correction, correction + m), np.arange(mass, mass + m)
+        self.n_pairs = np.bincount(pm, minlength=m)
+        self._sparse = None
+        if by_dimension:
+            # each model's dimension scores, and their D and N as a sparse block (a task holds
+            # few calibrated pairs of a model in one dimension)
+            dt = _codes(dimension_cells, "dimension_cells", "task_id", self.tasks)
+            dm = _codes(dimension_cells, "dimension_cells", "model_id", self.models)
+            dd = codes_in(dimension_cells["dimension"], self.dimensions)
+            dense[dt, m + dm * k + dd] = dimension_cells["score"].to_numpy(dtype=np.float64)
+            dense[dt, g + 1 + dd] = 1.0
+            self._has[m:] = g + 1 + np.tile(np.arange(k), m)
+            group = pm * k + pd_
+            dimension_share = weight / pairs["dimension_weight"].to_numpy(dtype=np.float64)
+            self._sparse = sparse.csr_array(
+                (
+                    np.concatenate([dimension_share * delta, dimension_share]),
+                    (np.tile(pt, 2), np.concatenate([group, m * k + group])),
+                ),
+                shape=(n, 2 * m * k),
+            )
+            self.n_pairs = np.concatenate([self.n_pairs, np.bincount(group, minlength=m * k)])
+        self._dense = dense
         self.eligible = self.n_pairs >= min_pairs
 
         self.point = self._values(np.ones((1, n)))[0]
         self._draws = np.empty((samples, g))
         self._done = 0
 
+    def group(self, index: int) -> tuple[int, str | None]:
+        """(model, dimension) of a group: dimension None for a model's 'all'."""
+        m, k = len(self.models), len(self.dimensions)
+        if index < m:
+            return index, None
+        model, dimension = divmod(index - m, k)
+        return model, str(self.dimensions[dimension])
+
     def _values(self, counts: np.ndarray) -> np.ndarray:
         """Resamples x groups: the anchored values, NaN for a group without enough pairs."""
-        dense = counts @ self._dense
-        sums = np.asarray(counts @ self._sparse)
+        sums = counts @ self._dense
         g = self.n_groups
-        _, anchored = anchored_values(dense[:, :g], dense[:, self._has_column], sums[:, :g], sums[:, g:])
+        correction, mass = sums[:, self._correction], sums[:, self._mass]
+        if self._sparse is not None:
+            dimension_sums = np.asarray(counts @ self._sparse)
+            half = dimension_sums.shape[1] // 2
+            correction = np.concatenate([correction, dimension_sums[:, :half]], axis=1)
+            mass = np.concatenate([mass, dimension_sums[:, half:]], axis=1)
+        _, anchored = anchored_values(sums[:, :g], sums[:, self._has], correction, mass)
         anchored[:, ~self.eligible] = np.nan
         return anchored
 
@@ -189,7 +221,7 @@ class AnchoredResamples:
                 f"the resamples count {len(task_order)} tasks, the anchored scores have {len(self.tasks)} "
                 "(or other task ids): both must resample every task of the release"
             )
-        rows = max(1, BLOCK_VALUES // self._dense.shape[1])
+        rows = max(1, BLOCK_VALUES // (self._dense.shape[1] + (0 if self._sparse is None else self._sparse.shape[1])))
         for lo in range(0, len(counts), rows):
             block = counts[lo : lo + rows]
             self._draws[self._done : self._done + len(block)] = self._values(block)
@@ -204,28 +236,28 @@ class AnchoredResamples:
             raise AnchoredInputError(f"alpha must be in (0, 1), got {alpha!r}")
         if self._done != self._draws.shape[0]:
             raise AnchoredInputError(f"{self._done} of {self._draws.shape[0]} resamples were added")
-        slots = 1 + len(self.dimensions)
+        m, k = len(self.models), len(self.dimensions)
         low, high = percentile_interval(self._draws, alpha)
         out: list[tuple[str, str | None, str | None, float, float, float]] = []
         for group in np.flatnonzero(self.eligible):
-            model, slot = divmod(int(group), slots)
-            dimension = None if slot == 0 else str(self.dimensions[slot - 1])
-            statistic = "anchored_score" if slot == 0 else "anchored_dimension_score"
+            model, dimension = self.group(int(group))
+            statistic = "anchored_score" if dimension is None else "anchored_dimension_score"
             out.append((statistic, str(self.models[model]), dimension, self.point[group], low[group], high[group]))
-        for slot in range(slots):
-            groups = self.ranked * slots + slot
+        scopes = [(self.ranked, None)]
+        if self.by_dimension:
+            scopes += [(m + self.ranked * k + d, str(self.dimensions[d])) for d in range(k)]
+        for groups, dimension in scopes:
             groups = groups[self.eligible[groups]]
             if len(groups) == 0:
                 continue
-            dimension = None if slot == 0 else str(self.dimensions[slot - 1])
-            suffix = "model_score" if slot == 0 else "dimension_score"
+            suffix = "model_score" if dimension is None else "dimension_score"
             for name, summary in (("best", np.max), ("median", np.median)):
                 point = float(summary(self.point[groups]))
                 draws = summary(self._draws[:, groups], axis=1)[:, None]
                 (lo,), (hi,) = percentile_interval(draws, alpha)
                 out.append((f"anchored_{name}_{suffix}", None, dimension, point, lo, hi))
-        if self.reference is not None and self.eligible[self.reference * slots]:
-            group = self.reference * slots
+        if self.reference is not None and self.eligible[self.reference]:
+            group = self.reference
             statistic = "anchored_clinician_reference_score"
             out.append((statistic, None, None, self.point[group], low[group], high[group]))
         frame = pd.DataFrame(out, columns=list(OUTPUT_COLUMNS))

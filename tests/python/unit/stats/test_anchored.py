@@ -43,7 +43,7 @@ def frames(scores: dict[str, list[float]], kinds: dict[str, str], pairs: list[tu
 
 
 def point_rows(cells, dimension_cells, pairs, *, min_pairs: int = 1) -> pd.DataFrame:
-    resamples = AnchoredResamples(cells, dimension_cells, pairs, samples=1, min_pairs=min_pairs)
+    resamples = AnchoredResamples(cells, dimension_cells, pairs, samples=1, min_pairs=min_pairs, by_dimension=True)
     resamples.add(np.ones((1, len(resamples.tasks))), resamples.tasks)
     return resamples.rows(0.05)
 
@@ -126,7 +126,7 @@ def test_intervals_follow_the_resamples_by_hand() -> None:
         if labelled[t, c]
     ]
     cells, dimension_cells, pairs = frames({"m": scores.tolist()}, {"m": "model"}, pair_rows)
-    resamples = AnchoredResamples(cells, dimension_cells, pairs, samples=samples, min_pairs=1)
+    resamples = AnchoredResamples(cells, dimension_cells, pairs, samples=samples, min_pairs=1, by_dimension=True)
     counts = ResampleCounts(11, n, samples).take(samples)
     resamples.add(counts[:120], resamples.tasks)
     resamples.add(counts[120:], resamples.tasks)
@@ -146,8 +146,8 @@ def test_bad_input_names_the_table_and_examples() -> None:
     cells, dimension_cells, pairs = frames({"A": [0.5]}, {"A": "model"}, [("A", "t9", 1, 1, True, True)])
     message = r"calibration pairs: 1 row\(s\) whose task_id is not in cells; e.g. \['t9'\]"
     with pytest.raises(AnchoredInputError, match=message):
-        AnchoredResamples(cells, dimension_cells, pairs, samples=1, min_pairs=1)
-    resamples = AnchoredResamples(cells, dimension_cells, pairs.iloc[:0], samples=2, min_pairs=1)
+        AnchoredResamples(cells, dimension_cells, pairs, samples=1, min_pairs=1, by_dimension=True)
+    resamples = AnchoredResamples(cells, dimension_cells, pairs.iloc[:0], samples=2, min_pairs=1, by_dimension=False)
     with pytest.raises(AnchoredInputError, match="0 of 2 resamples were added"):
         resamples.rows(0.05)
 
@@ -163,3 +163,21 @@ def test_estimates_are_cut_to_the_unit_interval() -> None:
     rows = point_rows(cells, dimension_cells, pairs)
     # 0.9 + (1/10 + 1/10) / (1/10 + 1/10) = 1.9, cut to 1
     assert rows.set_index("statistic").loc["anchored_score", "estimate"] == 1.0
+
+
+def test_without_dimensions_the_model_rows_are_the_same() -> None:
+    cells, dimension_cells, pairs = frames(
+        {"A": [2 / 3, 1 / 2, 1.0], "B": [0.25, 0.5, 0.5]},
+        {"A": "model", "B": "model"},
+        [("A", "t000", 2, 3, True, False), ("A", "t001", 1, 2, False, True), ("B", "t002", 1, 2, True, True)],
+    )
+    rows = {}
+    for by_dimension in (True, False):
+        resamples = AnchoredResamples(cells, dimension_cells, pairs, samples=50, min_pairs=1, by_dimension=by_dimension)
+        counts = ResampleCounts(3, len(resamples.tasks), 50).take(50)
+        resamples.add(counts, resamples.tasks)
+        rows[by_dimension] = resamples.rows(0.05)
+    assert rows[False]["dimension"].isna().all() and rows[True]["dimension"].notna().any()
+    overall = rows[True][rows[True]["dimension"].isna()].reset_index(drop=True)
+    columns = ["statistic", "model_id", "estimate", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(rows[False][columns], overall[columns], check_dtype=False)
