@@ -57,6 +57,9 @@ class Coverage:
     true_scores: tuple[float, ...]  # per reply (ranked models, then the clinician reference)
     anchored_by_reply: tuple[float, ...]  # coverage per reply
     judge_by_reply: tuple[float, ...]
+    # the best and median over the ranked models, taken within each resample: coverage of the
+    # true best and median, anchored and judge-only
+    summaries: dict[str, tuple[float, float]]
 
 
 def task_sums(config: SynthConfig, latent: Latent, models: Models) -> TaskSums:
@@ -102,6 +105,9 @@ def simulate(
     widths = {"anchored": [], "judge": []}
     bias = {"anchored": [], "judge": []}
     calibrated = []
+    ranked = slice(0, n_models)
+    summaries = {"best": np.max, "median": np.median}
+    summary_covered: dict[str, list[tuple[bool, bool]]] = {name: [] for name in summaries}
     for r in range(releases):
         config = SynthConfig(seed=seed + 1 + r, n_tasks=n_tasks, n_models=n_models)
         sums = task_sums(config, latent, models)
@@ -117,6 +123,13 @@ def simulate(
             widths[name].append(high - low)
             bias[name].append(point - true_score)
         calibrated.append(sums.labelled.sum(axis=0))
+        for name, summary in summaries.items():
+            truth = summary(true_score[ranked])
+            hits = []
+            for draws in (anchored, judge):
+                (low,), (high,) = percentile_interval(summary(draws[:, ranked], axis=1)[:, None], alpha)
+                hits.append(bool(low <= truth <= high))
+            summary_covered[name].append((hits[0], hits[1]))
     return Coverage(
         releases=releases,
         intervals=releases * (n_models + 1),
@@ -130,6 +143,7 @@ def simulate(
         true_scores=tuple(float(v) for v in true_score),
         anchored_by_reply=tuple(float(v) for v in np.mean(covered["anchored"], axis=0)),
         judge_by_reply=tuple(float(v) for v in np.mean(covered["judge"], axis=0)),
+        summaries={name: tuple(np.mean(hits, axis=0).tolist()) for name, hits in summary_covered.items()},
     )
 
 
@@ -164,6 +178,8 @@ def main() -> None:
         names, result.true_scores, result.anchored_by_reply, result.judge_by_reply, strict=True
     ):
         print(f"{name:<20}  {truth:10.4f}  {anchored:17.3f}  {judge:19.3f}")
+    for name, (anchored, judge) in result.summaries.items():
+        print(f"{name + ' model':<20}  {'':10}  {anchored:17.3f}  {judge:19.3f}")
 
 
 if __name__ == "__main__":

@@ -68,7 +68,12 @@ def resampled_rows(dbt):
         .to_pandas()
     )
     units = dbt.ref("int_judge_alpha_task_units").to_arrow_table().to_pandas()
-    anchored_pairs = dbt.ref("int_anchored_pairs").to_arrow_table().to_pandas()
+    anchored_pairs = (
+        dbt.ref("int_anchored_pairs")
+        .select("model_id, task_id, dimension, weight, task_weight, dimension_weight, is_judge_met, is_gold_met")
+        .to_arrow_table()
+        .to_pandas(strings_to_categorical=True)
+    )
 
     samples = int(dbt.config.get("bootstrap_samples"))
     alpha = float(dbt.config.get("bootstrap_alpha"))
