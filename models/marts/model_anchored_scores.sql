@@ -52,7 +52,7 @@ final as (
         case
             when anchored.anchored_score is not null then cast(null as {{ dbt.type_string() }})
             when pair_counts.n_clinician_pairs is null
-                then 'no clinician label on this model''s replies (e.g. a new submission)'
+                then 'no clinician label on the replies of this model (e.g. a new submission)'
             else
                 'fewer than '
                 || cast({{ var('anchored_min_pairs') }} as {{ dbt.type_string() }})
