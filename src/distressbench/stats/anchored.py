@@ -93,6 +93,8 @@ def _require(frame: pd.DataFrame, table: str, columns: tuple[str, ...]) -> None:
 
 
 def _codes(frame: pd.DataFrame, table: str, column: str, ids: np.ndarray) -> np.ndarray:
+    if len(frame) == 0:  # an empty categorical column has no value type to look ids up in
+        return np.empty(0, dtype=np.int64)
     codes = codes_in(frame[column], ids)
     unknown = codes < 0
     if unknown.any():

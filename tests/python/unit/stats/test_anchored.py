@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from ppi_py import ppi_mean_pointestimate
 
@@ -181,3 +182,10 @@ def test_without_dimensions_the_model_rows_are_the_same() -> None:
     overall = rows[True][rows[True]["dimension"].isna()].reset_index(drop=True)
     columns = ["statistic", "model_id", "estimate", "ci_low", "ci_high"]
     pd.testing.assert_frame_equal(rows[False][columns], overall[columns], check_dtype=False)
+
+
+def test_a_release_without_calibrated_pairs_gives_no_anchored_rows() -> None:
+    """As the build reads them: ids as categoricals, which an empty table leaves untyped."""
+    cells, dimension_cells, pairs = frames({"A": [0.5, 1.0]}, {"A": "model"}, [("A", "t000", 1, 2, True, True)])
+    empty = pa.Table.from_pandas(pairs.iloc[:0], preserve_index=False).to_pandas(strings_to_categorical=True)
+    assert point_rows(cells, dimension_cells, empty).empty
