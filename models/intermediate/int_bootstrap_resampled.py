@@ -77,6 +77,8 @@ def resampled_rows(dbt):
 
     samples = int(dbt.config.get("bootstrap_samples"))
     alpha = float(dbt.config.get("bootstrap_alpha"))
+    # the var as dbt renders it into the config: "True" or "False"
+    by_dimension = str(dbt.config.get("anchored_by_dimension")) == "True"
     calibration = CalibrationResamples(tasks["task_id"], pairs, samples=samples)
     by_model = CalibrationResamples(tasks["task_id"], pairs, samples=samples, by="model_id")
     anchored = AnchoredResamples(
@@ -85,7 +87,7 @@ def resampled_rows(dbt):
         anchored_pairs,
         samples=samples,
         min_pairs=int(dbt.config.get("anchored_min_pairs")),
-        by_dimension=str(dbt.config.get("anchored_by_dimension")).lower() == "true",
+        by_dimension=by_dimension,
     )
     judge_alphas = {
         judge_id: AlphaResamples(tasks["task_id"], judge_units, samples=samples)
