@@ -106,10 +106,10 @@ final as (
         case
             when anchored.anchored_value is not null then cast(null as {{ dbt.type_string() }})
             when scored_metrics.value is null then scored_metrics.undefined_reason
-            {%- if not var('anchored_by_dimension') %}
-            when scored_metrics.metric_group = 'dimension'
+            when
+                scored_metrics.metric_group = 'dimension'
+                and not {{ 'true' if var('anchored_by_dimension') else 'false' }}
                 then 'anchored dimension scores are off (var anchored_by_dimension)'
-            {%- endif %}
             when scored_metrics.metric = 'clinician_reference_score'
                 then
                     'the clinician reference has fewer than '
