@@ -14,7 +14,10 @@ The leaderboard's rows include every pair of ranked models ('pair_difference', t
 unadjusted paired interval, and 'pair_difference_familywise', the simultaneous one), each
 model's compact letter display ('letters', in column letters, from the family-wise pairs),
 every model's score per dimension ('dimension_score', dimension set) and per subcategory
-('subcategory_score', subcategory set; model_id null for the pooled ranked models). B, the seed and alpha come
+('subcategory_score', subcategory set; model_id null for the pooled ranked models). The
+scores anchored to the clinicians ('anchored_*', distressbench.stats.anchored.AnchoredResamples
+over int_anchored_pairs, groups with at least var anchored_min_pairs pairs; per dimension only
+with var anchored_by_dimension) reweight the same tasks too. B, the seed and alpha come
 from the vars bootstrap_samples, bootstrap_seed and bootstrap_alpha (see dbt_project.yml).
 The marts on top carry the enforced contracts.
 """
@@ -51,6 +54,7 @@ def resampled_rows(dbt):
     import pandas as pd
 
     from distressbench.stats.agreement import AlphaResamples
+    from distressbench.stats.anchored import AnchoredResamples
     from distressbench.stats.bootstrap.inputs import read_inputs
     from distressbench.stats.bootstrap.run import run_bootstrap
     from distressbench.stats.calibration import CalibrationResamples
@@ -68,11 +72,27 @@ def resampled_rows(dbt):
         .to_pandas()
     )
     units = dbt.ref("int_judge_alpha_task_units").to_arrow_table().to_pandas()
+    anchored_pairs = (
+        dbt.ref("int_anchored_pairs")
+        .select("model_id, task_id, dimension, weight, task_weight, dimension_weight, is_judge_met, is_gold_met")
+        .to_arrow_table()
+        .to_pandas(strings_to_categorical=True)
+    )
 
     samples = int(dbt.config.get("bootstrap_samples"))
     alpha = float(dbt.config.get("bootstrap_alpha"))
+    # the var as dbt renders it into the config: "True" or "False"
+    by_dimension = str(dbt.config.get("anchored_by_dimension")) == "True"
     calibration = CalibrationResamples(tasks["task_id"], pairs, samples=samples)
     by_model = CalibrationResamples(tasks["task_id"], pairs, samples=samples, by="model_id")
+    anchored = AnchoredResamples(
+        cell_frame,
+        dimension_frame,
+        anchored_pairs,
+        samples=samples,
+        min_pairs=int(dbt.config.get("anchored_min_pairs")),
+        by_dimension=by_dimension,
+    )
     judge_alphas = {
         judge_id: AlphaResamples(tasks["task_id"], judge_units, samples=samples)
         for judge_id, judge_units in units.groupby("judge_id", sort=True)
@@ -81,6 +101,7 @@ def resampled_rows(dbt):
     def on_counts(counts: np.ndarray, task_order: np.ndarray) -> None:
         calibration.add(counts, task_order)
         by_model.add(counts, task_order)
+        anchored.add(counts, task_order)
         for resamples in judge_alphas.values():
             resamples.add(counts, task_order)
 
@@ -103,7 +124,8 @@ def resampled_rows(dbt):
         }
     )
     overall, per_model = calibration.intervals(alpha), by_model.intervals(alpha)
-    return pd.concat([estimates, alpha_rows, calibration_rows(overall), calibration_rows(per_model)], ignore_index=True)
+    calibrated = [calibration_rows(overall), calibration_rows(per_model)]
+    return pd.concat([estimates, alpha_rows, *calibrated, anchored.rows(alpha)], ignore_index=True)
 
 
 def calibration_rows(intervals):

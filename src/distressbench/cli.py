@@ -263,7 +263,7 @@ def _parser() -> argparse.ArgumentParser:
     tables = sub.add_parser(
         "tables",
         help="export the paper tables",
-        description="Write the paper tables T1-T7, A1, P, J1-J4, one file each, and print each file's path.",
+        description="Write the paper tables T1-T7, A1-A3, P, J1-J4, one file each, and print each file's path.",
     )
     tables.add_argument("--format", choices=("csv", "md", "latex"), default="md", help="default: md")
     tables.add_argument(

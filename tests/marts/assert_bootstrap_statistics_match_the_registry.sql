@@ -2,11 +2,12 @@
 -- registry's metrics
 -- whose interval_source is 'task_bootstrap', except those without a value on this release
 -- (the clinician reference's score when the release has none, which the bootstrap leaves out).
+-- The anchored headline scores ('anchored_*') are anchored_headline_metrics', not the registry's.
 with
 
 bootstrap as (
     select distinct statistic as metric from {{ ref('int_bootstrap_resampled') }}
-    where model_id is null and dimension is null and subcategory is null
+    where model_id is null and dimension is null and subcategory is null and statistic not like 'anchored_%'
 ),
 
 registry as (

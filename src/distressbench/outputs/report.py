@@ -202,6 +202,16 @@ SECTIONS: tuple[Section, ...] = (
         (),
         ("J4",),
     ),
+    Section(
+        "anchored",
+        "Scores anchored to the clinicians",
+        "The judge is lenient: it calls met what the clinicians call unmet more often than the reverse, so its "
+        "scores sit above what the clinicians would give. Anchored scores add the clinicians' correction, measured "
+        "on the calibrated pairs, to the judge's score; their intervals are wider, since the correction rests on "
+        "the few pairs the clinicians labelled. The leaderboard and the paper's headline stay the judge's.",
+        (),
+        ("A2", "A3"),
+    ),
     Section("changes", "Changes since the previous release", "", (), (), body=changes_section, heading=changes_title),
     _judge_reliability(),
     Section("cases", "Cases", "", (), (), body=cases_section),

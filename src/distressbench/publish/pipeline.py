@@ -117,6 +117,31 @@ def print_headline(database: Path) -> None:
         diff = f"{value - paper:+.3f}" if paper is not None and value is not None else ""
         value_text = f"{value:.3f}" if value is not None else "null"
         say(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
+    print_anchored_headline(database)
+
+
+def print_anchored_headline(database: Path) -> None:
+    """The best, median and clinician-reference scores anchored to the clinicians, beside the judge's."""
+    try:
+        with duckdb.connect(str(database), read_only=True) as connection:
+            rows = connection.sql(
+                "select metric, anchored_value, anchored_ci_low, anchored_ci_high, value, ci_low, ci_high"
+                " from marts.anchored_headline_metrics"
+                " where metric in ('best_model_score', 'median_model_score', 'clinician_reference_score')"
+                " order by display_order"
+            ).fetchall()
+    except duckdb.Error as error:
+        say(f"(anchored scores not shown: {error})")
+        return
+    from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
+
+    def shown(value: float | None, low: float | None, high: float | None) -> str:
+        interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
+        return (f"{value:.3f}" if value is not None else "null") + interval
+
+    say(f"anchored to the clinicians ({INTERVAL_LEVEL} CI), beside the judge's:")
+    for metric, value, low, high, judge, judge_low, judge_high in rows:
+        say(f"{'anchored ' + metric:<34} {shown(value, low, high):>25}   judge {shown(judge, judge_low, judge_high)}")
 
 
 def task_set_note(database: Path) -> str | None:

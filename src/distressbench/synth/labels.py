@@ -66,6 +66,41 @@ def judge_table(
     )
 
 
+def _overrule_rate(latent: Latent, verdict: np.ndarray, dimension: np.ndarray) -> np.ndarray:
+    """Per pair, how often the clinicians' truth differs from the judge's verdict."""
+    return np.where(verdict, latent.truth_lenient, latent.truth_strict) * JUDGE_DISAGREEMENT[dimension]
+
+
+def _calibrated_truth(
+    config: SynthConfig, latent: Latent, rng: np.random.Generator, pairs: Pairs, crit_dim: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(chosen, truth): the calibrated pairs, a random share of the chunk's, and the clinicians'
+    truth on them (near the verdict; an empty reply meets nothing)."""
+    verdict = pairs.verdict
+    chosen = np.flatnonzero(rng.random(verdict.size) < config.calibration_fraction)
+    v = verdict[chosen]
+    flip_truth = rng.random(chosen.size) < _overrule_rate(latent, v, crit_dim[pairs.crit[chosen]])
+    return chosen, (v ^ flip_truth) & ~pairs.empty[chosen]
+
+
+def clinician_truth(
+    config: SynthConfig, latent: Latent, index: int, pairs: Pairs, crit_dim: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(truth, labelled) per pair of the chunk: the clinicians' truth on every pair, the one
+    their labels scatter around (on the calibrated pairs, the very truth calibration_table
+    draws; on the others, drawn alike from a stream of its own, so the release is unchanged),
+    and whether the pair is calibrated. Never written into a release: what a simulation that
+    knows every pair's truth (scripts/anchored_coverage.py) compares estimates with."""
+    chosen, chosen_truth = _calibrated_truth(config, latent, rng_for(config, 8, index), pairs, crit_dim)
+    rest = rng_for(config, 10, index)
+    flip = rest.random(pairs.verdict.size) < _overrule_rate(latent, pairs.verdict, crit_dim[pairs.crit])
+    truth = (pairs.verdict ^ flip) & ~pairs.empty
+    truth[chosen] = chosen_truth
+    labelled = np.zeros(pairs.verdict.size, dtype=bool)
+    labelled[chosen] = True
+    return truth, labelled
+
+
 def calibration_table(
     config: SynthConfig,
     latent: Latent,
@@ -76,13 +111,9 @@ def calibration_table(
     crit_ids: pa.Array,
 ) -> pa.Table:
     """Clinician labels on a random share of pairs: a truth near the verdict, plus annotator noise."""
-    verdict, empty = pairs.verdict, pairs.empty
+    empty = pairs.empty
     rng = rng_for(config, 8, index)
-    chosen = np.flatnonzero(rng.random(verdict.size) < config.calibration_fraction)
-    v = verdict[chosen]
-    rate = np.where(v, latent.truth_lenient, latent.truth_strict) * JUDGE_DISAGREEMENT[crit_dim[pairs.crit[chosen]]]
-    flip_truth = rng.random(chosen.size) < rate
-    truth = (v ^ flip_truth) & ~empty[chosen]
+    chosen, truth = _calibrated_truth(config, latent, rng, pairs, crit_dim)
     a = config.n_annotators
     noise = np.array(latent.annotator_flip[:a])
     labels = truth[:, None] ^ (rng.random((chosen.size, a)) < noise[None, :])

@@ -1,4 +1,4 @@
-"""The paper's tables, T1-T7, A1, P and J1-J4: for each, the reporting model that holds its
+"""The paper's tables, T1-T7, A1-A3, P and J1-J4: for each, the reporting model that holds its
 rows, its title and caption, and its display columns (TABLES, in the paper's order)."""
 
 from __future__ import annotations
@@ -193,6 +193,55 @@ A1 = TableSpec(
     ),
 )
 
+A2 = TableSpec(
+    key="A2",
+    slug="anchored_scores",
+    title="Scores anchored to the clinicians",
+    caption=(
+        "Each model's score from the judge alone (%) beside its score anchored to the clinicians: a "
+        "prediction-powered estimate (PPI), the judge's score plus the clinicians' correction (majority label minus "
+        "verdict, each pair weighted as it counts in the score) measured on the model's calibrated pairs, with "
+        f"{INTERVAL_LEVEL} bootstrap intervals from the same resampled tasks. Pairs: the calibrated pairs behind it. "
+        "It assumes the calibrated pairs are a random share of each model's pairs within each dimension "
+        "(docs/judge-reliability.md). The leaderboard (T2) and the paper's headline stay the judge's. —: too few "
+        "calibrated pairs (var anchored_min_pairs), said in the note."
+    ),
+    model="rpt_anchored_scores",
+    columns=(
+        _MODEL,
+        Column(f"Judge (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+        Column(
+            f"Anchored (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("anchored_score", "anchored_ci_low", "anchored_ci_high")
+        ),
+        Column("Correction (pp)", "pp", ("anchored_minus_score",)),
+        Column("Pairs", "count", ("n_clinician_pairs",)),
+        Column("Note", "text", ("note",)),
+    ),
+)
+
+A3 = TableSpec(
+    key="A3",
+    slug="anchored_headline_metrics",
+    title="Headline scores anchored to the clinicians",
+    caption=(
+        "The headline scores that are means of verdicts, from the judge alone (%, as table P) and anchored to the "
+        f"clinicians, with {INTERVAL_LEVEL} bootstrap intervals: best and median over the ranked models that have "
+        "an anchored score (Models; Pairs: their calibrated pairs), taken within each resample, and the clinician "
+        "reference's. The paper's headline stays the judge's." + _FLOOR_NOTE
+    ),
+    model="rpt_anchored_headline_metrics",
+    columns=(
+        Column("Metric", "text", ("label",)),
+        Column(f"Judge (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+        Column(
+            f"Anchored (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("anchored_value", "anchored_ci_low", "anchored_ci_high")
+        ),
+        Column("Models", "count", ("n_models",)),
+        Column("Pairs", "count", ("n_clinician_pairs",)),
+        Column("Note", "text", ("note",)),
+    ),
+)
+
 P = TableSpec(
     key="P",
     slug="paper_comparison",
@@ -338,4 +387,4 @@ J4 = TableSpec(
     wide=True,
 )
 
-TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, P, J1, J2, J3, J4)
+TABLES: tuple[TableSpec, ...] = (T1, T2, T3, T4, T5, T6, T7, A1, A2, A3, P, J1, J2, J3, J4)

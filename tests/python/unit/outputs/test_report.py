@@ -89,7 +89,7 @@ def test_report_holds_every_table_and_figure(parsed: _Collect) -> None:
     ids = [a.get("id") for _, a in parsed.tags if a.get("id")]
     assert len(ids) == len(set(ids))
     assert set(FIGURE_IDS) <= set(ids) and len(FIGURE_IDS) == 8
-    assert {html_id(spec) for spec in TABLES} <= set(ids) and len(TABLES) == 13
+    assert {html_id(spec) for spec in TABLES} <= set(ids) and len(TABLES) == 15
     images = [a for tag, a in parsed.tags if tag == "img"]
     assert len(images) == 8
     for image in images:
