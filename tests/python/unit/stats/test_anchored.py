@@ -189,3 +189,19 @@ def test_a_release_without_calibrated_pairs_gives_no_anchored_rows() -> None:
     cells, dimension_cells, pairs = frames({"A": [0.5, 1.0]}, {"A": "model"}, [("A", "t000", 1, 2, True, True)])
     empty = pa.Table.from_pandas(pairs.iloc[:0], preserve_index=False).to_pandas(strings_to_categorical=True)
     assert point_rows(cells, dimension_cells, empty).empty
+
+
+def test_an_unranked_model_moves_no_anchored_headline() -> None:
+    """A model shown unranked (is_ranked false: judged otherwise) keeps its own anchored score
+    but is left out of the anchored best and median, which are those of the ranked models.
+    Judge met everywhere; the clinicians agree on A's pairs and disagree on B's: A anchors
+    at 1, B at 0; with B ranked too the median would be 1/2."""
+    pairs = [(m, f"t{t:03d}", 1, 1, True, m == "A") for m in ("A", "B") for t in range(3)]
+    cells, dimension_cells, pair_frame = frames({"A": [1.0] * 3, "B": [1.0] * 3}, {"A": "model", "B": "model"}, pairs)
+    ranked = cells.assign(is_ranked=cells["model_id"] == "A")
+    rows = point_rows(ranked, dimension_cells, pair_frame).set_index(["statistic", "model_id"], drop=False)
+    assert rows.loc[("anchored_score", "B"), "estimate"] == pytest.approx(0.0, abs=1e-12)
+    assert rows.loc[("anchored_best_model_score", None), "estimate"] == pytest.approx(1.0, abs=1e-12)
+    assert rows.loc[("anchored_median_model_score", None), "estimate"] == pytest.approx(1.0, abs=1e-12)
+    every = point_rows(cells, dimension_cells, pair_frame).set_index(["statistic", "model_id"], drop=False)
+    assert every.loc[("anchored_median_model_score", None), "estimate"] == pytest.approx(0.5, abs=1e-12)
