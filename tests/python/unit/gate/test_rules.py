@@ -51,7 +51,7 @@ def test_a_sentence_s_markdown_characters_are_escaped_outside_code_spans() -> No
 
 
 def test_every_frame_and_probe_reads_what_the_gate_derives() -> None:
-    derived = {view.name for view in views.DERIVED + views.LABEL_VIEWS} | {"label_samples", "label_dups"}
+    derived = {view.name for view in rules.SOURCES + views.LABEL_VIEWS} | {"label_samples", "label_dups"}
     for probe in rules.PROBES:
         assert probe.source in derived | set(probe.needs), probe
         assert set(probe.needs) <= set(views.RAW_VIEWS), probe
