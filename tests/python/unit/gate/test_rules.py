@@ -127,6 +127,11 @@ BREAKS: dict[str, tuple[Callable[[dict[str, pa.Table]], None], str]] = {
         "foreign_key calibration_labels.criterion_id",
     ),
     "a weight out of range": (lambda t: _set(t, "criteria", "weight", 0, 21), "weight_range criteria.weight"),
+    "a criterion text of white space alone": (
+        lambda t: _set(t, "criteria", "text", 0, " \t\n\r\f "),
+        "non_empty criteria.text",
+    ),
+    "a turn of three spaces": (lambda t: _set(t, "turns", "content", 0, "   "), "non_empty turns.content"),
 }
 
 
