@@ -35,8 +35,9 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from distressbench.gate.files import check_columns, check_new_folder, safe_release_id
-from distressbench.gate.results import CheckResult, Recorder, listing, quote
+from distressbench.gate.files import check_new_folder, safe_release_id
+from distressbench.gate.results import CheckResult, Recorder, listing, problem_lines, quote
+from distressbench.gate.schemas import check_columns
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
 from distressbench.settings import Settings
@@ -63,9 +64,10 @@ COMPRESSION = "zstd"
 class PackRefused(Exception):
     """A source table (or the release made of them) breaks a check; nothing was written."""
 
-    def __init__(self, failures: list[CheckResult]) -> None:
+    def __init__(self, failures: list[CheckResult], notes: tuple[str, ...] = ()) -> None:
         super().__init__(f"pack refused: {len(failures)} check(s) failed")
         self.failures = failures
+        self.notes = notes  # what pack read differently from the source, said even when it refuses
 
 
 @dataclass(frozen=True)
@@ -116,19 +118,16 @@ def find_sources(src_dir: Path, rec: Recorder) -> dict[str, Source]:
     ]
     problems += [f"{name} (not a table of the contract)" for name in unknown]
     if problems:
-        rec.failed(
+        rec.stage("files").failed(
             "pack_sources",
-            "files",
-            None,
-            None,
-            len(problems),
-            problems[:EXAMPLES],
-            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the source tables in {src_dir} "
+            n_failed=len(problems),
+            examples=problems[:EXAMPLES],
+            message=f"{len(problems)} problem{'s' if len(problems) != 1 else ''} with the source tables in {src_dir} "
             f"(one <table>.csv, .jsonl, .parquet or <table>/ of part files each; tables: {', '.join(TABLES)}): "
             f"{listing(problems[:EXAMPLES], len(problems))}",
         )
     else:
-        rec.passed("pack_sources", "files")
+        rec.stage("files").passed("pack_sources")
     return {table: sources[0] for table, sources in found.items() if len(sources) == 1}
 
 
@@ -266,7 +265,7 @@ def conform(source: Source, data: pa.Table, rec: Recorder, notes: list[str] | No
     column is missing, extra or repeated, of a type that cannot hold the contract's, or holds
     a value that does not fit. What an empty CSV field became is appended to `notes`."""
     table, schema = source.table, contract.SCHEMAS[source.table]
-    if not check_columns(table, source.name, data.column_names, rec):
+    if not check_columns(table, source.name, data.column_names, rec.stage("schema")):
         return None
     from_text = source.kind == "csv"
     columns: list[pa.ChunkedArray] = []
@@ -295,31 +294,29 @@ def conform(source: Source, data: pa.Table, rec: Recorder, notes: list[str] | No
         if rows:
             fits = False
             examples = _examples(table, data, field.name, rows[:EXAMPLES])
-            rec.failed(
+            rec.stage("schema").failed(
                 "value_fits_type",
-                "schema",
-                table,
-                field.name,
-                len(rows),
-                examples,
-                f"{len(rows)} value{'s' if len(rows) != 1 else ''} of {table}.{field.name} in {source.name} "
+                table=table,
+                column=field.name,
+                n_failed=len(rows),
+                examples=examples,
+                message=f"{len(rows)} value{'s' if len(rows) != 1 else ''} of {table}.{field.name} in {source.name} "
                 f"{'do' if len(rows) != 1 else 'does'} not fit {field.type} (found {found.type}): "
                 f"{listing(examples, len(rows))}",
             )
         columns.append(column)
     if wrong:
-        rec.failed(
+        rec.stage("schema").failed(
             "schema_types",
-            "schema",
-            table,
-            ", ".join(w.split(" ", 1)[0] for w in wrong),
-            len(wrong),
-            wrong,
-            f"{source.name} has {len(wrong)} column{'s' if len(wrong) != 1 else ''} of the wrong type: "
+            table=table,
+            column=", ".join(w.split(" ", 1)[0] for w in wrong),
+            n_failed=len(wrong),
+            examples=wrong,
+            message=f"{source.name} has {len(wrong)} column{'s' if len(wrong) != 1 else ''} of the wrong type: "
             f"{'; '.join(wrong)}",
         )
         return None
-    rec.passed("schema_types", "schema", table)
+    rec.stage("schema").passed("schema_types", table)
     return pa.Table.from_arrays(columns, schema=schema) if fits else None
 
 
@@ -338,16 +335,13 @@ def pack(
     started = time.perf_counter()
     rec = Recorder(echo=False)
     chosen = out_dir.name if release_id is None else release_id
-    check_new_folder(out_dir, "a release is packed into a new folder", rec)
+    check_new_folder(out_dir, "a release is packed into a new folder", rec.stage("files"))
     if not safe_release_id(chosen):
-        rec.failed(
+        rec.stage("files").failed(
             "release_id",
-            "files",
-            None,
-            "release",
-            1,
-            [_shown(chosen)],
-            f"release id {_shown(chosen)} (from {'--release' if release_id else 'the --out folder name'}) "
+            column="release",
+            examples=[_shown(chosen)],
+            message=f"release id {_shown(chosen)} (from {'--release' if release_id else 'the --out folder name'}) "
             f"must match {contract.RELEASE_ID_PATTERN}, be at most {contract.RELEASE_ID_MAX_LENGTH} "
             "characters and not be '.' or '..'",
         )
@@ -358,22 +352,18 @@ def pack(
             data = read_source(source)
         except (OSError, pa.ArrowException, ValueError) as error:  # ValueError: bad UTF-8 or JSON
             shown = " ".join(str(error).split())[:300]
-            rec.failed(
+            rec.stage("schema").failed(
                 "source_readable",
-                "schema",
-                table,
-                None,
-                1,
-                [quote(source.name)],
-                f"{source.name} cannot be read as {source.kind}: {shown}",
+                table=table,
+                examples=[quote(source.name)],
+                message=f"{source.name} cannot be read as {source.kind}: {shown}",
             )
             continue
         conformed = conform(source, data, rec, notes)
         if conformed is not None:
             tables[table] = conformed
-    failures = [c for c in rec.checks if not c.passed]
-    if failures:
-        raise PackRefused(failures)
+    if rec.failures:
+        raise PackRefused(rec.failures, tuple(notes))
     with folders.written_beside(out_dir) as folder:
         for table, data in tables.items():
             pq.write_table(data, folder / contract.file_name(table), compression=COMPRESSION)
@@ -381,7 +371,7 @@ def pack(
         write_manifest(folder, chosen, synthetic=synthetic, created_at=created_at)
         report = gate(folder, None, settings or Settings(), echo=False)
         if not report.passed:
-            raise PackRefused(report.failures)
+            raise PackRefused(report.failures, tuple(notes))
     rows = {t: d.num_rows for t, d in tables.items()}
     return Packed(out_dir, chosen, rows, time.perf_counter() - started, synthetic, tuple(notes))
 
@@ -394,12 +384,12 @@ def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic
     try:
         done = pack(src_dir, out_dir, release_id=release_id, synthetic=synthetic, settings=settings)
     except PackRefused as error:
-        for check in error.failures:
-            print(check.line(), flush=True)
+        _print_notes(error.notes)
+        for line in problem_lines(error.failures):
+            print(line, file=sys.stderr, flush=True)
         print(f"pack: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
         return 1
-    for note in done.notes:
-        print(f"pack: note: {note}", file=sys.stderr)
+    _print_notes(done.notes)
     rows = ", ".join(f"{t} {n}" for t, n in done.rows.items())
     print(
         f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); "
@@ -407,6 +397,11 @@ def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic
     )
     print(synthetic_line(done.synthetic))
     return 0
+
+
+def _print_notes(notes: tuple[str, ...]) -> None:
+    for note in notes:
+        print(f"pack: note: {note}", file=sys.stderr)
 
 
 def synthetic_line(synthetic: bool) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sys
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -35,9 +36,10 @@ import pyarrow.parquet as pq
 
 from distressbench import settings
 from distressbench.gate.failure_messages import failure_message, key_label, show_value
-from distressbench.gate.files import check_manifest, check_new_folder, check_schemas, safe_release_id
-from distressbench.gate.results import CheckResult, Recorder, listing, quote
+from distressbench.gate.files import check_manifest, check_new_folder, safe_release_id
+from distressbench.gate.results import CheckResult, Recorder, listing, problem_lines, quote
 from distressbench.gate.rules import RULES
+from distressbench.gate.schemas import check_schemas
 from distressbench.release import contract, folders
 from distressbench.release.manifest import write_manifest
 from distressbench.release.release import Release, load_release
@@ -82,8 +84,9 @@ class ValueCheck:
 
 
 # What a submission may hold, beyond the contract (whose rules, gate/rules.yml, are checked on
-# the release the submission would make): new models of kind 'model', named, and the replies
-# and labels of those models only. Views: sub_models, sub_responses, sub_labels, sub_calibration.
+# the release the submission would make): new models of kind 'model' and the replies
+# and labels of those models only (a display_name or provider may be null or blank, as in the
+# contract). Views: sub_models, sub_responses, sub_labels, sub_calibration.
 _SUBMISSION_CHECKS = (
     ValueCheck(
         "model_kind",
@@ -91,13 +94,6 @@ _SUBMISSION_CHECKS = (
         "kind",
         "select model_id, kind from sub_models where kind is distinct from 'model'",
         "submitted models whose kind is not 'model'",
-    ),
-    ValueCheck(
-        "model_names_present",
-        "models",
-        "display_name, provider",
-        "select model_id from sub_models where display_name is null or provider is null",
-        "models without a display_name or provider",
     ),
     ValueCheck(
         "response_model",
@@ -145,32 +141,27 @@ def _check_submission_files(submission_dir: Path, rec: Recorder) -> bool:
     extra = sorted(p.name for p in submission_dir.iterdir() if p.name.endswith(".parquet") and p.name not in allowed)
     if missing:
         examples = [quote(name) for name in missing]
-        rec.failed(
+        rec.stage("files").failed(
             "submission_files_present",
-            "files",
-            ", ".join(contract.table_name(n) for n in missing),
-            None,
-            len(missing),
-            examples,
-            f"the submission lacks {listing(examples, len(missing))}; it needs "
+            table=", ".join(contract.table_name(n) for n in missing),
+            n_failed=len(missing),
+            examples=examples,
+            message=f"the submission lacks {listing(examples, len(missing))}; it needs "
             + ", ".join(contract.file_name(t) for t in SUBMISSION_TABLES),
         )
     else:
-        rec.passed("submission_files_present", "files")
+        rec.stage("files").passed("submission_files_present")
     if extra:
         examples = [quote(name) for name in extra]
-        rec.failed(
+        rec.stage("files").failed(
             "submission_files_known",
-            "files",
-            None,
-            None,
-            len(extra),
-            examples,
-            f"the submission holds {listing(examples, len(extra))}; a submission adds models, so it holds only "
+            n_failed=len(extra),
+            examples=examples,
+            message=f"the submission holds {listing(examples, len(extra))}; a submission adds models, so it holds only "
             + ", ".join(contract.file_name(t) for t in EXTENDED_TABLES),
         )
     else:
-        rec.passed("submission_files_known", "files")
+        rec.stage("files").passed("submission_files_known")
     return not missing and not extra
 
 
@@ -199,10 +190,12 @@ def _run_value_checks(connection: duckdb.DuckDBPyConnection, checks: tuple[Value
     for check in checks:
         count, examples, _ = _offenders(connection, check.sql)
         if count == 0:
-            rec.passed(check.check, "values", check.table, check.column)
+            rec.stage("values").passed(check.check, check.table, check.column)
             continue
         message = f"{count} {check.what}: {listing(examples, count)}"
-        rec.failed(check.check, "values", check.table, check.column, count, examples, message)
+        rec.stage("values").failed(
+            check.check, table=check.table, column=check.column, n_failed=count, examples=examples, message=message
+        )
 
 
 def _run_contract_rules(connection: duckdb.DuckDBPyConnection, rec: Recorder) -> None:
@@ -213,13 +206,15 @@ def _run_contract_rules(connection: duckdb.DuckDBPyConnection, rec: Recorder) ->
             continue
         count, examples, columns = _offenders(connection, rule.sql)
         if count == 0:
-            rec.passed(rule.check, "values", rule.table, rule.column)
+            rec.stage("values").passed(rule.check, rule.table, rule.column)
             continue
         label = key_label(columns, (), False)
         message = "the release it would make has " + failure_message(
             count, rule.unit, rule.units, rule.problem, label, examples
         )
-        rec.failed(rule.check, "values", rule.table, rule.column, count, examples, message)
+        rec.stage("values").failed(
+            rule.check, table=rule.table, column=rule.column, n_failed=count, examples=examples, message=message
+        )
 
 
 def check_submission(
@@ -278,26 +273,29 @@ def _check_reply_sources(submission_dir: Path, responses: Path, rec: Recorder) -
     try:
         sources = reply_sources(submission_dir)
     except ValueError as error:
-        rec.failed(
-            "reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources", 1, [quote(SUBMISSION_MANIFEST)], str(error)
+        rec.stage("files").failed(
+            "reply_sources",
+            table=SUBMISSION_MANIFEST,
+            column="reply_sources",
+            examples=[quote(SUBMISSION_MANIFEST)],
+            message=str(error),
         )
         return
     known = set(pq.read_table(responses, columns=["response_id"]).column(0).to_pylist())
     unknown = sorted(set(sources) - known)
     if unknown:
         examples = [quote(k) for k in unknown[:EXAMPLES]]
-        rec.failed(
+        rec.stage("files").failed(
             "reply_sources",
-            "files",
-            SUBMISSION_MANIFEST,
-            "reply_sources",
-            len(unknown),
-            examples,
-            f"{len(unknown)} reply_sources name replies that are not in the submission's responses.parquet: "
+            table=SUBMISSION_MANIFEST,
+            column="reply_sources",
+            n_failed=len(unknown),
+            examples=examples,
+            message=f"{len(unknown)} reply_sources name replies that are not in the submission's responses.parquet: "
             + listing(examples, len(unknown)),
         )
     else:
-        rec.passed("reply_sources", "files", SUBMISSION_MANIFEST, "reply_sources")
+        rec.stage("files").passed("reply_sources", SUBMISSION_MANIFEST, "reply_sources")
 
 
 def derived_release_id(base_id: str, submission: Release | Path) -> str:
@@ -374,38 +372,31 @@ def submit(
     rec = Recorder(echo=False)
     for folder, whose in ((base_dir, "base release"), (submission_dir, "submission")):
         if not folder.is_dir():
-            rec.failed(
+            rec.stage("files").failed(
                 f"{whose.split()[0]}_folder",
-                "files",
-                None,
-                None,
-                1,
-                [quote(str(folder))],
-                f"the {whose} folder {folder} does not exist",
+                examples=[quote(str(folder))],
+                message=f"the {whose} folder {folder} does not exist",
             )
     if rec.checks:
         raise SubmissionRefused(rec.checks)
-    check_new_folder(out_dir, "the derived release is written to a new folder", rec)
+    check_new_folder(out_dir, "the derived release is written to a new folder", rec.stage("files"))
     base, submission = load_release(base_dir), load_release(submission_dir)
     base_id = check_submission(base, submission, rec, memory_limit)
     chosen = release_id
     if chosen is None and base_id is not None:
         chosen = derived_release_id(base_id, submission)
     if chosen is not None and not (safe_release_id(chosen) and len(chosen) <= MAX_RELEASE_ID and chosen != base_id):
-        rec.failed(
+        rec.stage("files").failed(
             "release_id",
-            "files",
-            None,
-            "release",
-            1,
-            [quote(chosen)],
-            f"--release {quote(chosen)} is not a new release id: it must match {contract.RELEASE_ID_PATTERN}, "
+            column="release",
+            examples=[quote(chosen)],
+            message=f"--release {quote(chosen)} is not a new release id: it must match {contract.RELEASE_ID_PATTERN}, "
             f"be at most {MAX_RELEASE_ID} characters, not be '.' or '..' nor the base release's id",
         )
     failures = [c for c in rec.checks if not c.passed]
     if echo:
-        for check in failures:
-            print(check.line(), flush=True)
+        for line in problem_lines(failures):
+            print(line, file=sys.stderr, flush=True)
     if failures or chosen is None:
         raise SubmissionRefused(failures)
     rows = write_derived(base, submission_dir, out_dir, chosen)

@@ -1,28 +1,20 @@
-"""Gate stages 1 and 2: the manifest, the file set, and each table's schema.
-
-A column's type is read from the Parquet schema (physical and logical type), not from the
-Arrow schema a writer may embed: a string column is a string however it was written (Arrow
-string, large_string, string_view or dictionary-encoded), and the same bytes get the same
-verdict with or without the embedded schema."""
+"""Gate stage 1: the manifest and the file set, as `release.release.load_release` found them
+(stage 2, the schemas, is gate.schemas)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
-
 from distressbench import messages
-from distressbench.gate.results import Recorder, listing, quote
+from distressbench.gate.results import Recorder, StageRecorder, listing, quote
 from distressbench.release import contract, folders
 from distressbench.release.manifest import file_kind
-from distressbench.release.release import Release, leads_outside
+from distressbench.release.release import Release
 
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")  # either case, as `sha256sum --check` reads it
 _CONTRACT_FILES = {contract.file_name(t): t for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES}
@@ -59,9 +51,9 @@ def safe_release_id(value: Any) -> bool:
     )
 
 
-def check_manifest(release: Release, rec: Recorder) -> str | None:
+def check_manifest(release: Release, recorder: Recorder) -> str | None:
     """Stage 1. Returns the release id when the manifest names a safe one."""
-    stage = "manifest"
+    rec = recorder.stage("manifest")
     release_dir = release.folder
     path = release_dir / contract.MANIFEST
     manifest = release.manifest
@@ -72,9 +64,9 @@ def check_manifest(release: Release, rec: Recorder) -> str | None:
             problem = f"{contract.MANIFEST} is missing from {release_dir}"
         else:
             problem = f"{contract.MANIFEST} is {kind}, not a regular file"
-        rec.failed("manifest_json", stage, None, None, 1, [contract.MANIFEST], problem)
+        rec.failed("manifest_json", examples=[contract.MANIFEST], message=problem)
     else:
-        rec.passed("manifest_json", stage)
+        rec.passed("manifest_json")
 
     listed: dict[str, Any] | None = None
     release_id: str | None = None
@@ -85,87 +77,75 @@ def check_manifest(release: Release, rec: Recorder) -> str | None:
         release_id = _check_header(manifest, rec)
         listed = _check_listing(manifest, rec)
 
-    irregular = _check_regular(release_dir, rec)
-    outside = _check_inside(release_dir, rec)
-    _check_present(release_dir, listed, irregular, rec)
+    irregular = _check_regular(release, rec)
+    _check_inside(release, rec)
+    _check_present(release, listed, irregular, rec)
     if listed is not None:
-        _check_unlisted(release_dir, listed, rec)
-        _check_files(release, listed, outside, rec)
+        _check_unlisted(release, listed, rec)
+        _check_files(release, listed, rec)
     return release_id
 
 
-def _check_header(manifest: Mapping[str, Any], rec: Recorder) -> str | None:
-    stage = "manifest"
+def _check_header(manifest: Mapping[str, Any], rec: StageRecorder) -> str | None:
 
     def field(name: str) -> str:
         return repr_json(manifest[name]) if name in manifest else "missing"
 
     if manifest.get("benchmark") == contract.BENCHMARK:
-        rec.passed("manifest_benchmark", stage, None, "benchmark")
+        rec.passed("manifest_benchmark", column="benchmark")
     else:
         shown = field("benchmark")
         rec.failed(
             "manifest_benchmark",
-            stage,
-            None,
-            "benchmark",
-            1,
-            [shown],
-            f"benchmark is {shown}; a DistressBench release says {quote(contract.BENCHMARK)}",
+            column="benchmark",
+            examples=[shown],
+            message=f"benchmark is {shown}; a DistressBench release says {quote(contract.BENCHMARK)}",
         )
 
     version = manifest.get("schema_version")
     if _is_int(version) and version == contract.SCHEMA_VERSION:
-        rec.passed("manifest_schema_version", stage, None, "schema_version")
+        rec.passed("manifest_schema_version", column="schema_version")
     else:
         shown = field("schema_version")
         rec.failed(
             "manifest_schema_version",
-            stage,
-            None,
-            "schema_version",
-            1,
-            [shown],
-            f"schema_version is {shown}; this gate reads schema_version {contract.SCHEMA_VERSION} (the integer)",
+            column="schema_version",
+            examples=[shown],
+            message=f"schema_version is {shown}; this gate reads schema_version {contract.SCHEMA_VERSION} "
+            "(the integer)",
         )
 
     release = manifest.get("release")
     if safe_release_id(release):
-        rec.passed("manifest_release_id", stage, None, "release")
+        rec.passed("manifest_release_id", column="release")
     else:
         shown = field("release")
         rec.failed(
             "manifest_release_id",
-            stage,
-            None,
-            "release",
-            1,
-            [shown],
-            f"release id is {shown}; it must be {_RELEASE_ID_RULE}",
+            column="release",
+            examples=[shown],
+            message=f"release id is {shown}; it must be {_RELEASE_ID_RULE}",
         )
         release = None
 
     _check_created_at(manifest, rec)
 
     if isinstance(manifest.get("synthetic"), bool):
-        rec.passed("manifest_synthetic", stage, None, "synthetic")
+        rec.passed("manifest_synthetic", column="synthetic")
     else:
         shown = field("synthetic")
         rec.failed(
             "manifest_synthetic",
-            stage,
-            None,
-            "synthetic",
-            1,
-            [shown],
-            f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)",
+            column="synthetic",
+            examples=[shown],
+            message=f"synthetic is {shown}; it must be true (a generated stand-in) or false (the published corpus)",
         )
     _check_derived_from(manifest, rec)
     _check_primary_judge(manifest, rec)
     return release
 
 
-def _check_created_at(manifest: Mapping[str, Any], rec: Recorder) -> None:
+def _check_created_at(manifest: Mapping[str, Any], rec: StageRecorder) -> None:
     """manifest_created_at: required, an ISO 8601 timestamp (date and time)."""
     value = manifest.get("created_at")
     if isinstance(value, str) and _TIMESTAMP.match(value):
@@ -174,24 +154,21 @@ def _check_created_at(manifest: Mapping[str, Any], rec: Recorder) -> None:
         except ValueError:
             pass
         else:
-            rec.passed("manifest_created_at", "manifest", None, "created_at")
+            rec.passed("manifest_created_at", column="created_at")
             return
     shown = repr_json(value)[:80] if "created_at" in manifest else "missing"
     rec.failed(
         "manifest_created_at",
-        "manifest",
-        None,
-        "created_at",
-        1,
-        [shown],
-        f'created_at is {shown}; it must be an ISO 8601 timestamp such as "2026-11-01T00:00:00Z"',
+        column="created_at",
+        examples=[shown],
+        message=f'created_at is {shown}; it must be an ISO 8601 timestamp such as "2026-11-01T00:00:00Z"',
     )
 
 
-def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
+def _check_derived_from(manifest: Mapping[str, Any], rec: StageRecorder) -> None:
     """manifest_derived_from: optional; when present {"release": <id>, "manifest_sha256": <64 hex>}."""
     if "derived_from" not in manifest:
-        rec.passed("manifest_derived_from", "manifest", None, "derived_from")
+        rec.passed("manifest_derived_from", column="derived_from")
         return
     value = manifest["derived_from"]
     problems: list[str] = []
@@ -209,62 +186,30 @@ def _check_derived_from(manifest: Mapping[str, Any], rec: Recorder) -> None:
     if problems:
         rec.failed(
             "manifest_derived_from",
-            "manifest",
-            None,
-            "derived_from",
-            len(problems),
-            problems,
-            'derived_from must be {"release": <base release id>, "manifest_sha256": <64 hex digits>}: '
+            column="derived_from",
+            n_failed=len(problems),
+            examples=problems,
+            message='derived_from must be {"release": <base release id>, "manifest_sha256": <64 hex digits>}: '
             + "; ".join(problems),
         )
     else:
-        rec.passed("manifest_derived_from", "manifest", None, "derived_from")
+        rec.passed("manifest_derived_from", column="derived_from")
 
 
-def _check_primary_judge(manifest: Mapping[str, Any], rec: Recorder) -> None:
+def _check_primary_judge(manifest: Mapping[str, Any], rec: StageRecorder) -> None:
     """manifest_primary_judge: optional; when present a non-empty judge_id string (that the
     judge has labels is checked with the schemas, primary_judge_labelled)."""
     value = manifest.get("primary_judge")
     if "primary_judge" not in manifest or (isinstance(value, str) and value.strip()):
-        rec.passed("manifest_primary_judge", "manifest", None, "primary_judge")
+        rec.passed("manifest_primary_judge", column="primary_judge")
         return
     shown = repr_json(value)[:80]
     rec.failed(
         "manifest_primary_judge",
-        "manifest",
-        None,
-        "primary_judge",
-        1,
-        [shown],
-        f"primary_judge is {shown}; when given it must be the judge_id (a non-empty string) of the judge whose "
+        column="primary_judge",
+        examples=[shown],
+        message=f"primary_judge is {shown}; when given it must be the judge_id (a non-empty string) of the judge whose "
         "labels give the headline judge self-consistency",
-    )
-
-
-def _check_primary_judge_labelled(release: Release, path: Path, rec: Recorder) -> None:
-    """primary_judge_labelled: the judge the manifest names as primary_judge has labels in
-    judge_labels (read one batch of its judge_id column at a time, until it is found)."""
-    judge = (release.manifest or {}).get("primary_judge")
-    if not (isinstance(judge, str) and judge.strip()):
-        return
-    seen: set[str] = set()
-    for batch in pq.ParquetFile(path).iter_batches(columns=["judge_id"]):
-        if pc.any(pc.equal(batch.column(0), judge)).as_py():
-            rec.passed("primary_judge_labelled", "schema", "judge_labels", "judge_id")
-            return
-        if len(seen) < 5:
-            seen.update(j for j in pc.unique(batch.column(0)).to_pylist() if j is not None)
-    judges = sorted(seen)[:5]
-    rec.failed(
-        "primary_judge_labelled",
-        "schema",
-        "judge_labels",
-        "judge_id",
-        1,
-        [quote(judge)],
-        f"manifest.json names primary_judge {quote(judge)}, but judge_labels has no label with that judge_id "
-        f"(judges with labels: {', '.join(quote(j) for j in judges) or 'none'}); name one of them, or leave "
-        "primary_judge out to take the judge with the most labels",
     )
 
 
@@ -279,20 +224,16 @@ def repr_json(value: Any) -> str:
         return messages.shown(repr(value), str)
 
 
-def _check_listing(manifest: Mapping[str, Any], rec: Recorder) -> dict[str, Any] | None:
+def _check_listing(manifest: Mapping[str, Any], rec: StageRecorder) -> dict[str, Any] | None:
     """manifest_files: the listed file set is the contract's and every entry is {sha256, rows}."""
-    stage = "manifest"
     files = manifest.get("files")
     if not isinstance(files, dict):
         shown = "missing" if "files" not in manifest else f"a {type(files).__name__}"
         rec.failed(
             "manifest_files",
-            stage,
-            None,
-            "files",
-            1,
-            ["files"],
-            f"files is {shown}; it must map each table file to its sha256 and row count",
+            column="files",
+            examples=["files"],
+            message=f"files is {shown}; it must map each table file to its sha256 and row count",
         )
         for check in ("unlisted_files", "file_sha256", "file_rows"):
             rec.skip(check, "needs the manifest's files listing")
@@ -316,116 +257,97 @@ def _check_listing(manifest: Mapping[str, Any], rec: Recorder) -> dict[str, Any]
     if problems:
         rec.failed(
             "manifest_files",
-            stage,
-            None,
-            "files",
-            len(problems),
-            problems[:20],
-            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the manifest's files listing "
+            column="files",
+            n_failed=len(problems),
+            examples=problems[:20],
+            message=f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the manifest's files listing "
             "(it must list exactly the contract's tables, the red-team annex optional): "
             f"{listing(problems[:20], len(problems))}",
         )
     else:
-        rec.passed("manifest_files", stage, None, "files")
+        rec.passed("manifest_files", column="files")
     return files
 
 
-def _check_regular(release_dir: Path, rec: Recorder) -> set[str]:
+def _check_regular(release: Release, rec: StageRecorder) -> set[str]:
     """regular_files: every contract file name present in the folder is a regular file (a
     FIFO would hang whoever opens it). Returns the names that are not; nothing opens them."""
-    names = [contract.MANIFEST, *_CONTRACT_FILES]
-    irregular = {
-        n: file_kind(release_dir / n)
-        for n in names
-        if os.path.lexists(release_dir / n) and not (release_dir / n).is_file()
-    }
+    irregular = {name: kind for name, kind in release.kinds.items() if kind != "a regular file"}
     if not irregular:
-        rec.passed("regular_files", "manifest")
+        rec.passed("regular_files")
         return set()
     examples = [f"{quote(name)} ({kind})" for name, kind in sorted(irregular.items())]
     rec.failed(
         "regular_files",
-        "manifest",
-        None,
-        None,
-        len(examples),
-        examples,
-        f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
+        n_failed=len(examples),
+        examples=examples,
+        message=f"{len(examples)} release file{'s are' if len(examples) != 1 else ' is'} not a regular file "
         f"and will not be opened: {listing(examples, len(examples))}",
     )
     return set(irregular)
 
 
-def _check_inside(release_dir: Path, rec: Recorder) -> set[str]:
+def _check_inside(release: Release, rec: StageRecorder) -> None:
     """files_inside: no contract file name is a symlink that leads out of the release folder
-    (a release's files lie inside it). Returns the names that do; nothing reads them."""
-    outside = sorted(n for n in [contract.MANIFEST, *_CONTRACT_FILES] if leads_outside(release_dir, n))
+    (a release's files lie inside it; nothing reads those that do)."""
+    outside = sorted(release.outside)
     if not outside:
-        rec.passed("files_inside", "manifest")
-        return set()
+        rec.passed("files_inside")
+        return
     examples = [quote(name) for name in outside]
     rec.failed(
         "files_inside",
-        "manifest",
-        None,
-        None,
-        len(outside),
-        examples,
-        f"{len(outside)} release file{'s are symlinks' if len(outside) != 1 else ' is a symlink'} to a file "
+        n_failed=len(outside),
+        examples=examples,
+        message=f"{len(outside)} release file{'s are symlinks' if len(outside) != 1 else ' is a symlink'} to a file "
         f"outside the release folder and will not be read: {listing(examples, len(outside))}",
     )
-    return set(outside)
 
 
-def _check_present(release_dir: Path, listed: dict[str, Any] | None, irregular: set[str], rec: Recorder) -> None:
+def _check_present(release: Release, listed: dict[str, Any] | None, irregular: set[str], rec: StageRecorder) -> None:
     """files_present: every required table file and every listed contract file is in the
     folder (one that is there but not a regular file is reported by regular_files)."""
     wanted = [(contract.file_name(t), "required") for t in contract.REQUIRED_TABLES]
     for name in listed or {}:
         if name in _CONTRACT_FILES and contract.table_name(name) not in contract.REQUIRED_TABLES:
             wanted.append((name, "listed in the manifest"))
-    missing = [(name, why) for name, why in wanted if name not in irregular and not (release_dir / name).is_file()]
+    missing = [(name, why) for name, why in wanted if name not in irregular and name not in release.kinds]
     if not missing:
-        rec.passed("files_present", "manifest")
+        rec.passed("files_present")
         return
     examples = [f"{quote(name)} ({why})" for name, why in missing]
     tables = ", ".join(contract.table_name(name) for name, _ in missing)
     rec.failed(
         "files_present",
-        "manifest",
-        tables,
-        None,
-        len(missing),
-        examples,
-        f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: "
+        table=tables,
+        n_failed=len(missing),
+        examples=examples,
+        message=f"{len(missing)} table file{'s are' if len(missing) != 1 else ' is'} missing from the folder: "
         f"{listing(examples, len(missing))}",
     )
 
 
-def _check_unlisted(release_dir: Path, listed: dict[str, Any], rec: Recorder) -> None:
+def _check_unlisted(release: Release, listed: dict[str, Any], rec: StageRecorder) -> None:
     """unlisted_files: the folder holds no Parquet file the manifest does not list."""
-    extra = sorted(p.name for p in release_dir.iterdir() if p.name.endswith(".parquet") and p.name not in listed)
+    extra = [name for name in release.parquet_names if name not in listed]
     if not extra:
-        rec.passed("unlisted_files", "manifest")
+        rec.passed("unlisted_files")
         return
     examples = [quote(name) for name in extra[:20]]
     rec.failed(
         "unlisted_files",
-        "manifest",
-        None,
-        None,
-        len(extra),
-        examples,
-        f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
+        n_failed=len(extra),
+        examples=examples,
+        message=f"{len(extra)} Parquet file{'s' if len(extra) != 1 else ''} in the folder "
         f"{'are' if len(extra) != 1 else 'is'} not listed in {contract.MANIFEST}: {listing(examples, len(extra))}",
     )
 
 
-def _check_files(release: Release, listed: dict[str, Any], outside: set[str], rec: Recorder) -> None:
+def _check_files(release: Release, listed: dict[str, Any], rec: StageRecorder) -> None:
     """file_sha256 and file_rows, per listed contract file that is present and well described
     (its sha256 and footer as the release was loaded)."""
     for name, entry in listed.items():
-        if name not in _CONTRACT_FILES or not isinstance(entry, dict) or name in outside:
+        if name not in _CONTRACT_FILES or not isinstance(entry, dict) or name in release.outside:
             continue
         table = _CONTRACT_FILES[name]
         file = release.files.get(table)
@@ -435,14 +357,14 @@ def _check_files(release: Release, listed: dict[str, Any], outside: set[str], re
         if isinstance(expected_sha, str) and _SHA256.fullmatch(expected_sha):
             actual = file.sha256
             if actual == expected_sha.lower():
-                rec.passed("file_sha256", "manifest", table)
+                rec.passed("file_sha256", table)
             else:
                 problem = (
                     f"{name} cannot be read to check its sha256: {file.read_error}"
                     if actual is None
                     else f"{name} has sha256 {actual} but {contract.MANIFEST} says {expected_sha}"
                 )
-                rec.failed("file_sha256", "manifest", table, None, 1, [name], problem)
+                rec.failed("file_sha256", table=table, examples=[name], message=problem)
         expected_rows = entry.get("rows")
         if _is_int(expected_rows) and expected_rows >= 0:
             actual_rows = file.rows
@@ -450,105 +372,19 @@ def _check_files(release: Release, listed: dict[str, Any], outside: set[str], re
                 rec.skip(f"file_rows {table}", f"{name} is not readable Parquet (see parquet_readable)")
                 continue
             if actual_rows == expected_rows:
-                rec.passed("file_rows", "manifest", table)
+                rec.passed("file_rows", table)
             else:
                 rec.failed(
                     "file_rows",
-                    "manifest",
-                    table,
-                    None,
-                    abs(actual_rows - expected_rows),
-                    [name],
-                    f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}",
+                    table=table,
+                    n_failed=abs(actual_rows - expected_rows),
+                    examples=[name],
+                    message=f"{name} holds {actual_rows} rows but {contract.MANIFEST} says {expected_rows}",
                 )
 
 
-def check_schemas(release: Release, rec: Recorder) -> dict[str, Path]:
-    """Stage 2: table -> path for every present table (inside the folder) whose columns, as
-    the release was loaded from its Parquet schema, are exactly the contract's, each of the
-    contract's logical type; and, when the manifest names a primary_judge, that it has labels."""
-    valid: dict[str, Path] = {}
-    for table, file in release.files.items():
-        if file.columns is None:
-            rec.failed(
-                "parquet_readable",
-                "schema",
-                table,
-                None,
-                1,
-                [file.path.name],
-                f"{file.path.name} is not a readable Parquet file (truncated or corrupt?): {file.footer_error}",
-            )
-            continue
-        rec.passed("parquet_readable", "schema", table)
-        if _check_schema(table, list(file.columns), rec):
-            valid[table] = file.path
-    if "judge_labels" in valid:
-        _check_primary_judge_labelled(release, valid["judge_labels"], rec)
-    return valid
-
-
-def check_new_folder(out_dir: Path, purpose: str, rec: Recorder) -> None:
+def check_new_folder(out_dir: Path, purpose: str, rec: StageRecorder) -> None:
     """The out_dir_new check: nothing is at `out_dir` yet (`purpose` says what goes there);
     recorded only when it fails."""
     if folders.is_taken(out_dir):
-        rec.failed("out_dir_new", "files", None, None, 1, [quote(str(out_dir))], f"{out_dir} already exists; {purpose}")
-
-
-def check_columns(table: str, file_name: str, names: list[str], rec: Recorder) -> bool:
-    """The schema_columns check of one file of `table`: its column names are the contract's,
-    none missing, extra or repeated. Recorded as passed or failed; returns whether it passed."""
-    expected = contract.SCHEMAS[table].names
-    missing = [n for n in expected if n not in names]
-    extra = [n for n in names if n not in expected]
-    doubled = sorted({n for n in names if names.count(n) > 1})
-    if not (missing or extra or doubled):
-        rec.passed("schema_columns", "schema", table)
-        return True
-    parts = []
-    if missing:
-        parts.append(f"lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-    if extra:
-        parts.append(f"has extra column{'s' if len(extra) > 1 else ''} {', '.join(extra)}")
-    if doubled:
-        parts.append(f"repeats column{'s' if len(doubled) > 1 else ''} {', '.join(doubled)}")
-    examples = [f"{n} (missing)" for n in missing] + [f"{n} (extra)" for n in extra]
-    examples += [f"{n} (repeated)" for n in doubled]
-    rec.failed(
-        "schema_columns",
-        "schema",
-        table,
-        ", ".join(missing + extra + doubled),
-        len(examples),
-        examples,
-        f"{file_name} {' and '.join(parts)}; the contract's columns of {table} are {', '.join(expected)}",
-    )
-    return False
-
-
-def _check_schema(table: str, columns: list[tuple[str, str]], rec: Recorder) -> bool:
-    expected = contract.SCHEMAS[table]
-    names = [name for name, _ in columns]
-    found = dict(columns)
-    file = contract.file_name(table)
-    columns_ok = check_columns(table, file, names, rec)
-    doubled = {n for n in names if names.count(n) > 1}
-    wrong = [
-        (n, found[n], str(expected.field(n).type))
-        for n in expected.names
-        if n in names and n not in doubled and found[n] != str(expected.field(n).type)
-    ]
-    if wrong:
-        examples = [f"{n} is {actual}, expected {want}" for n, actual, want in wrong]
-        rec.failed(
-            "schema_types",
-            "schema",
-            table,
-            ", ".join(n for n, _, _ in wrong),
-            len(wrong),
-            examples,
-            f"{file} has {len(wrong)} column{'s' if len(wrong) > 1 else ''} of the wrong type: {'; '.join(examples)}",
-        )
-    elif not doubled:
-        rec.passed("schema_types", "schema", table)
-    return columns_ok and not wrong
+        rec.failed("out_dir_new", examples=[quote(str(out_dir))], message=f"{out_dir} already exists; {purpose}")

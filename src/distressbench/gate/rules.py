@@ -27,12 +27,33 @@ from typing import Any
 
 import yaml
 
+from distressbench.errors import DistressbenchError
 from distressbench.gate import views
 from distressbench.gate.results import N_EXAMPLES
-from distressbench.gate.views import ROW
+from distressbench.gate.views import ROW, Derived
 from distressbench.release import contract
 
 SOURCE = Path(__file__).with_name("rules.yml")
+# the keys rules.yml may use, by where they appear (its header says what each means)
+DOCUMENT_KEYS = frozenset({"frames", "sources", "tables"})
+FRAME_KEYS = frozenset({"needs", "key", "sql"})
+SOURCE_KEYS = frozenset({"needs", "sql", "materialize"})
+# the judge labels' views the gate makes over the one pass (gate/views.py, gate/values.py)
+LABEL_SOURCES = frozenset({*(view.name for view in views.LABEL_VIEWS), "label_samples", "label_dups"})
+TABLE_KEYS = frozenset({"key", "rules", "raw_examples"})
+RULE_KEYS = frozenset(
+    {
+        *("check", "column", "key", "sentence", "unit", "problem", "show", "shown", "grouped", "after"),
+        *("frame", "frame_column", "expect", "args", "in_set", "at_least", "between", "absent", "excess"),
+        *("source", "bad", "rows", "needs", "examples", "where", "sql", "references"),
+    }
+)
+
+
+class RulesError(DistressbenchError):
+    """rules.yml breaks its own schema (an unknown key, a name that refers to nothing)."""
+
+
 Shown = tuple[tuple[str, str], ...]  # (frame or source column, label) pairs shown after an example key
 
 
@@ -57,6 +78,7 @@ class Rule:
     absent: str | None = None
     excess: str | None = None
     sql: str | None = None  # the offending rows' keys, over the release's tables (for submit)
+    after: tuple[str, ...] = ()  # the checks whose failure explains this one's (their labels)
 
     @property
     def label(self) -> str:
@@ -96,6 +118,7 @@ class Probe:
     examples_sql: str | None = None  # overrides 'select key from source where bad limit 20'
     grouped: bool = False  # an example stands for several offending rows (its count is shown)
     sql: str | None = None  # the offending rows' keys, over the release's tables (for submit)
+    after: tuple[str, ...] = ()  # the checks whose failure explains this one's (their labels)
 
     @property
     def label(self) -> str:
@@ -111,6 +134,8 @@ def constants() -> dict[str, Any]:
         "max_criteria": contract.MAX_CRITERIA_PER_TASK,
         "min_weight": contract.MIN_WEIGHT,
         "max_weight": contract.MAX_WEIGHT,
+        # the contract's white space as a SQL expression (constant text, no backslash)
+        "white_space": "concat(" + ", ".join(f"chr({ord(c)})" for c in contract.WHITE_SPACE) + ")",
     }
 
 
@@ -161,73 +186,101 @@ def _literal(value: Any) -> str:
     return str(value)
 
 
-def _kind_defaults(record: dict[str, Any], column: str) -> dict[str, Any]:
-    """What the kinds not_null, unique, non_empty and foreign_key say by themselves: the
-    sentence, units, problem, `where` (the rule on a row of its table) and expectation."""
-    target = record.get("frame_column", column)
-    check = record["check"]
-    if check == "not_null":
-        return {
-            "sentence": f"`{column}` is never null",
-            "problem": f"with a null {column}",
-            "with_row": True,
-            "where": f"{column} is null",
-            "expect": ("ExpectColumnValuesToNotBeNull", {"column": target}),
-        }
-    if check == "unique":
-        key = record["key"]
-        return {
-            "sentence": f"`{column}` is unique",
-            "problem": f"sharing a {column} with another row",
-            "grouped": True,
-            "expect": ("ExpectColumnValuesToBeUnique", {"column": key[0]})
-            if len(key) == 1
-            else ("ExpectCompoundColumnsToBeUnique", {"column_list": key}),
-        } | ({"show": (("n", record["shown"]),)} if "shown" in record else {})
-    if check == "non_empty":
-        return {
-            "sentence": f"`{column}` is non-empty",
-            "problem": f"with an empty {column}",
-            "where": f"length({column}) < 1",
-            "expect": ("ExpectColumnValuesToBeBetween", {"column": target, "min_value": 1}),
-        }
-    if check == "foreign_key":
-        target_table = record["references"]
-        return {"sentence": f"`{column}` → {target_table}", "problem": f"with a {column} missing from {target_table}"}
-    return {}
+# What each kind of rule says by itself, the record's own keys winning: `{column}` is the
+# rule's column, `{target}` the frame column it reads (`frame_column`, else `column`),
+# `{references}` a foreign key's table, `{white_space}` the contract's. `expect` is the GX
+# expectation and its arguments on the frame (`{key}`: a unique rule's key columns, `{low}`,
+# `{high}`, `{values}`: an at_least, between or in_set rule's bounds and set); `where` is the
+# rule on a row of its own table (for submit), given only when the rule reads the table's own
+# column (no `frame_column`).
+KIND_DEFAULTS: dict[str, dict[str, Any]] = {
+    "not_null": {
+        "sentence": "`{column}` is never null",
+        "problem": "with a null {column}",
+        "with_row": True,
+        "where": "{column} is null",
+        "expect": ("ExpectColumnValuesToNotBeNull", {"column": "{target}"}),
+    },
+    "unique": {
+        "sentence": "`{column}` is unique",
+        "problem": "sharing a {column} with another row",
+        "grouped": True,
+        "expect": ("ExpectColumnValuesToBeUnique", {"column": "{key}"}),  # one key column
+        "expect_compound": ("ExpectCompoundColumnsToBeUnique", {"column_list": "{key}"}),
+    },
+    "non_empty": {
+        "sentence": "`{column}` is non-empty",
+        "problem": "with an empty {column}",
+        "where": "ltrim({column}, {white_space}) = ''",
+        "expect": ("ExpectColumnValuesToBeBetween", {"column": "{target}", "min_value": 1}),
+    },
+    "foreign_key": {"sentence": "`{column}` → {references}", "problem": "with a {column} missing from {references}"},
+}
+# The value shapes any rule may take instead of its own `expect`, with the same placeholders.
+SHAPE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "in_set": {
+        "expect": ("ExpectColumnValuesToBeInSet", {"column": "{target}", "value_set": "{values}"}),
+        "show": (("{target}", "{target}"),),
+        "where": "{column} not in ({values_sql})",
+    },
+    "at_least": {
+        "expect": ("ExpectColumnValuesToBeBetween", {"column": "{target}", "min_value": "{low}"}),
+        "where": "{column} < {low}",
+    },
+    "between": {
+        "expect": (
+            "ExpectColumnValuesToBeBetween",
+            {"column": "{target}", "min_value": "{low}", "max_value": "{high}"},
+        ),
+        "where": "{column} not between {low} and {high}",
+    },
+}
 
 
-def _value_defaults(record: dict[str, Any], column: str, sets: Mapping[str, tuple[Any, ...]]) -> dict[str, Any]:
-    """The expectation (and `where`, on a column of the table itself) of `in_set`, `at_least`
-    and `between`, or the record's own `expect` and `args`."""
-    target = record.get("frame_column", column)
-    on_table = "frame_column" not in record
-    if "expect" in record:
-        return {"expect": (record["expect"], record.get("args", {}))}
-    if "in_set" in record:
-        values = sets[record["in_set"]]
-        where = f"{column} not in ({', '.join(_literal(v) for v in values)})"
-        return {
-            "expect": ("ExpectColumnValuesToBeInSet", {"column": target, "value_set": values}),
-            "show": ((target, target),),
-        } | ({"where": where} if on_table else {})
-    if "at_least" in record:
-        low = record["at_least"]
-        return {"expect": ("ExpectColumnValuesToBeBetween", {"column": target, "min_value": low})} | (
-            {"where": f"{column} < {low}"} if on_table else {}
-        )
-    if "between" in record:
-        low, high = record["between"]
-        return {
-            "expect": ("ExpectColumnValuesToBeBetween", {"column": target, "min_value": low, "max_value": high})
-        } | ({"where": f"{column} not between {low} and {high}"} if on_table else {})
-    return {}
+def _filled(template: Any, fields: Mapping[str, Any]) -> Any:
+    """A default with its placeholders filled: a placeholder alone is the value itself (a
+    number, a tuple), one inside text is formatted into it."""
+    if isinstance(template, str):
+        name = template[1:-1] if template.startswith("{") and template.endswith("}") else None
+        return fields[name] if name in fields else template.format(**fields)
+    if isinstance(template, tuple):
+        return tuple(_filled(item, fields) for item in template)
+    if isinstance(template, dict):
+        return {key: _filled(value, fields) for key, value in template.items()}
+    return template
 
 
 def _spelled_out(record: dict[str, Any], column: str, sets: Mapping[str, tuple[Any, ...]]) -> dict[str, Any]:
-    """The record with what its kind says by itself filled in (the record's own keys win)."""
+    """The record with what its kind and value shape say by themselves filled in (the
+    record's own keys win)."""
+    key = tuple(record.get("key", ()))
+    fields: dict[str, Any] = {
+        "column": column,
+        "target": record.get("frame_column", column),
+        "references": record.get("references", ""),
+        "white_space": constants()["white_space"],
+        "key": key[0] if len(key) == 1 else key,
+    }
+    defaults = dict(KIND_DEFAULTS.get(record["check"], {}))
+    if len(key) > 1 and "expect_compound" in defaults:
+        defaults["expect"] = defaults["expect_compound"]
+    defaults.pop("expect_compound", None)
+    if record["check"] == "unique" and "shown" in record:
+        defaults["show"] = (("n", record["shown"]),)
+    shape = next((name for name in SHAPE_DEFAULTS if name in record), None)
+    if shape is not None:
+        bounds = record[shape]
+        values = sets[bounds] if shape == "in_set" else ()
+        low, high = (bounds, None) if shape == "at_least" else (bounds if shape == "between" else (None, None))
+        fields |= {"values": values, "values_sql": ", ".join(_literal(v) for v in values), "low": low, "high": high}
+        shaped = dict(SHAPE_DEFAULTS[shape])
+        if "frame_column" in record:
+            shaped.pop("where")
+        defaults |= shaped
+    if "expect" in record:
+        defaults["expect"] = (record["expect"], record.get("args", {}))
     own = {k: v for k, v in record.items() if k not in ("expect", "args")}
-    return _kind_defaults(record, column) | _value_defaults(record, column, sets) | own
+    return {k: v for k, v in _filled(defaults, fields).items()} | own
 
 
 def _plain_sql(spec: dict[str, Any], table: str, column: str, key: tuple[str, ...]) -> str | None:
@@ -254,18 +307,49 @@ def _plain_sql(spec: dict[str, Any], table: str, column: str, key: tuple[str, ..
     return None
 
 
-def _load() -> tuple[tuple[Frame, ...], tuple[Probe, ...], tuple[Rule | Probe, ...]]:
+def _known(record: Any, allowed: frozenset[str], where: str) -> dict[str, Any]:
+    """The record, when it is a mapping of known keys only; else RulesError naming them."""
+    if not isinstance(record, dict):
+        raise RulesError(f"{SOURCE.name}: {where} is not a mapping")
+    unknown = sorted(set(record) - allowed)
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        raise RulesError(
+            f"{SOURCE.name}: {where} has unknown key{plural} {', '.join(unknown)}; "
+            f"the keys there are {', '.join(sorted(allowed))}"
+        )
+    return record
+
+
+def load_rules(
+    text: str,
+) -> tuple[tuple[Frame, ...], tuple[Derived, ...], tuple[Probe, ...], tuple[Rule | Probe, ...]]:
+    """The frames, sources, probes and rules (in the docs' order) of a rules document;
+    RulesError when a key is unknown or a name refers to nothing."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, a tenth of the time where installed
-    document = yaml.load(SOURCE.read_text(encoding="utf-8"), Loader=loader)
+    document = _known(yaml.load(text, Loader=loader), DOCUMENT_KEYS, "the document")
     numbers, sets = constants(), value_sets()
-    frame_rules: dict[str, list[Rule]] = {name: [] for name in document["frames"]}
+    frame_rules: dict[str, list[Rule]] = {
+        name: [] for name, frame in document["frames"].items() if _known(frame, FRAME_KEYS, f"frame {name}")
+    }
+    sources = tuple(
+        Derived(name, tuple(spec["needs"]), spec["sql"], bool(spec.get("materialize")))
+        for name, spec in document["sources"].items()
+        if _known(spec, SOURCE_KEYS, f"source {name}")
+    )
+    readable = {source.name for source in sources} | LABEL_SOURCES | set(document["tables"])
     probes: list[Probe] = []
     ordered: list[Rule | Probe] = []
     for table, spec in document["tables"].items():
-        table_key = tuple(spec["key"])
+        table_key = tuple(_known(spec, TABLE_KEYS, f"table {table}")["key"])
         for raw in spec["rules"]:
-            record = _resolved(raw, numbers)
+            record = _resolved(_known(raw, RULE_KEYS, f"a rule of {table} ({raw.get('check', 'no check')})"), numbers)
             column = record.get("column") or _name(record["key"])
+            where = f"rule {record['check']} {table}.{column}"
+            if "frame" in record and record["frame"] not in frame_rules:
+                raise RulesError(f"{SOURCE.name}: {where} reads frame {record['frame']}, which is not defined")
+            if "in_set" in record and record["in_set"] not in sets:
+                raise RulesError(f"{SOURCE.name}: {where} names the set {record['in_set']}, which is not defined")
             full = _spelled_out(record, column, sets)
             unit, units = full.get("unit", ("row", "rows"))
             common = {
@@ -278,6 +362,7 @@ def _load() -> tuple[tuple[Frame, ...], tuple[Probe, ...], tuple[Rule | Probe, .
                 "problem": full.get("problem", ""),
                 "with_row": full.get("with_row", False),
                 "grouped": full.get("grouped", False),
+                "after": tuple(full.get("after", ())),
             }
             key = tuple(full.get("key", table_key))
             sql = _plain_sql(full, table, column, table_key)
@@ -295,20 +380,27 @@ def _load() -> tuple[tuple[Frame, ...], tuple[Probe, ...], tuple[Rule | Probe, .
                 )
                 frame_rules[full["frame"]].append(item)
             else:
+                if full["source"] not in readable:
+                    raise RulesError(f"{SOURCE.name}: {where} counts in {full['source']}, which is no source")
                 item = _probe(full, common, key, sql, raw_examples=bool(spec.get("raw_examples")))
                 probes.append(item)
             ordered.append(item)
+    labels = {item.label for item in ordered}
+    for item in ordered:
+        for cause in item.after:
+            if cause not in labels:
+                raise RulesError(f"{SOURCE.name}: rule {item.label} comes after {cause}, which is no rule")
     frames = tuple(
         Frame(
             name=name,
             needs=tuple(frame["needs"]),
-            sql=frame["sql"],
+            sql=frame["sql"].format(**numbers),
             key=tuple(frame["key"]),
             rules=tuple(frame_rules[name]),
         )
         for name, frame in document["frames"].items()
     )
-    return frames, tuple(probes), tuple(ordered)
+    return frames, sources, tuple(probes), tuple(ordered)
 
 
 def _probe(
@@ -337,7 +429,9 @@ def _probe(
     )
 
 
-FRAMES, PROBES, RULES = _load()
+FRAMES, SOURCES, PROBES, RULES = load_rules(SOURCE.read_text(encoding="utf-8"))
+# check label -> the labels of the checks whose failure explains its own (rules.yml's `after`)
+AFTER: dict[str, tuple[str, ...]] = {item.label: item.after for item in RULES if item.after}
 
 DOCS_START = "<!-- value rules: generated from src/distressbench/gate/rules.yml -->"
 DOCS_END = "<!-- end of value rules -->"

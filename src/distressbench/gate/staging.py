@@ -17,7 +17,7 @@ from pathlib import Path
 from distressbench.gate.results import GateReport
 from distressbench.gate.run import StagingResult, run_gate
 from distressbench.release import contract
-from distressbench.release.release import Release
+from distressbench.release.release import Release, load_release
 from distressbench.runner.dbt_process import DbtProcess
 from distressbench.settings import PROJECT_ROOT, Settings, temporary_folder
 
@@ -118,29 +118,32 @@ def gate_workspace(project_root: Path) -> Iterator[Path]:
 
 
 def gate(release: Release | Path, report_path: Path | None, settings: Settings, *, echo: bool = True) -> GateReport:
-    """`distressbench gate`: the gate, with dbt running the staging models into a scratch database."""
+    """`distressbench gate`: the gate, with dbt running the staging models into a scratch
+    database; dbt starts only when the value checks need it (the files and schemas passed)."""
+    loaded = release if isinstance(release, Release) else load_release(Path(release))
     with gate_workspace(PROJECT_ROOT) as folder:
         database = folder / "gate.duckdb"
         for suffix in ("", ".wal"):
             Path(f"{database}{suffix}").unlink(missing_ok=True)
         links = link_folder(folder)
-        dbt = DbtProcess.start(
-            database=database,
-            release_links=links,
-            log_dir=folder / "dbt",
-            target_dir=folder / "target",
-            threads=settings.dbt_threads or 1,
-            memory_limit=settings.memory_limit,
-        )
-        try:
-            return run_gate(
-                release,
-                report_path,
-                echo=echo,
+        started: list[DbtProcess] = []
+
+        def staging(release_dir: Path, tables: dict[str, Path], manifest: Path | None) -> Callable[[], StagingResult]:
+            dbt = DbtProcess.start(
+                database=database,
+                release_links=links,
+                log_dir=folder / "dbt",
+                target_dir=folder / "target",
+                threads=settings.dbt_threads or 1,
                 memory_limit=settings.memory_limit,
-                staging=DbtStaging(dbt, links, database),
             )
+            started.append(dbt)
+            return DbtStaging(dbt, links, database)(release_dir, tables, manifest)
+
+        try:
+            return run_gate(loaded, report_path, echo=echo, memory_limit=settings.memory_limit, staging=staging)
         finally:
-            dbt.stop()
+            for dbt in started:
+                dbt.stop()
             for suffix in ("", ".wal"):
                 Path(f"{database}{suffix}").unlink(missing_ok=True)

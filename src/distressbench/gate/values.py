@@ -2,9 +2,10 @@
 reads of the release.
 
 DuckDB reads the staging tables built from the Parquet files (no path, id or text ever
-enters SQL) and hands Great Expectations small pandas frames: the rules on frames are GX
-expectations on them; the probes are counts of offending rows DuckDB makes (one query per
-source), on which GX expects zeros, and whose example keys are fetched afterwards. Every
+enters SQL). DuckDB hands Great Expectations small pandas frames, and the rules on frames
+are GX expectations on them. The probes are counts of offending rows, all the probes of one
+source counted in one aggregate query (one pass over it), judged as counts (a probe passes
+when it counts none), their example keys fetched afterwards. Every
 rule reads only tables that passed the schema stage; the others are skipped.
 """
 
@@ -21,8 +22,8 @@ import pandas as pd
 from distressbench.gate import views
 from distressbench.gate.failure_messages import examples_of, failure_message, key_label, show_value
 from distressbench.gate.gx import GxRunner, Outcome, gx
-from distressbench.gate.results import N_EXAMPLES, Recorder, listing
-from distressbench.gate.rules import FRAMES, PROBES, Frame, Probe, Rule
+from distressbench.gate.results import N_EXAMPLES, Recorder, StageRecorder, listing
+from distressbench.gate.rules import FRAMES, PROBES, SOURCES, Frame, Probe, Rule
 from distressbench.gate.views import ROW, Derived
 from distressbench.release import contract
 
@@ -39,9 +40,10 @@ def expectation(rule: Rule) -> Any:
 class _Session:
     con: duckdb.DuckDBPyConnection
     valid: set[str]
-    rec: Recorder
+    rec: StageRecorder
     gx: GxRunner
     broken: dict[str, str] = field(default_factory=dict)  # derived view -> DuckDB error
+    unreadable: frozenset[str] = frozenset()  # tables whose data could not be read (their `readable` failed)
 
 
 def check_values(
@@ -64,7 +66,9 @@ def check_values(
     for table in valid_tables:
         if table not in unreadable:
             con.execute(f"create or replace temp view {table} as {views.RAW_VIEWS[table]}")
-    session = _Session(con, set(valid_tables), rec, gx_runner, broken=dict(unreadable))
+    session = _Session(
+        con, set(valid_tables), rec.stage(STAGE), gx_runner, broken=dict(unreadable), unreadable=frozenset(unreadable)
+    )
     _derive(session)
     for frame in runnable_frames:
         _run_frame(session, frame)
@@ -89,7 +93,7 @@ def _report_skips(
 
 
 def _derive(session: _Session) -> None:
-    _create(session, views.DERIVED)
+    _create(session, SOURCES)
     _create(session, views.LABEL_VIEWS)
     _derive_labels(session)
 
@@ -145,17 +149,17 @@ def _derive_labels(session: _Session) -> None:
 
 
 def _fail_all(session: _Session, checks: Iterable[tuple[str, str, str]], needs: tuple[str, ...], error: str) -> None:
-    """Checks DuckDB could not evaluate (a file whose footer reads but whose data does not)."""
+    """Checks DuckDB could not evaluate (a file whose footer reads but whose data does not):
+    each is reported under the `readable` check of the first table it needs that failed it."""
     files = ", ".join(contract.file_name(t) for t in needs)
+    cause = next((f"readable {t}.*" for t in needs if t in session.unreadable), None)
     for check, table, column in checks:
         session.rec.failed(
             check,
-            STAGE,
-            table,
-            column,
-            1,
-            [],
-            f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})",
+            table=table,
+            column=column,
+            message=f"could not be evaluated: reading {files} failed, is one of them corrupt? ({error})",
+            caused_by=cause,
         )
 
 
@@ -179,25 +183,22 @@ def _run_frame(session: _Session, frame: Frame) -> None:
         _record_rule(session.rec, frame, rule, outcome, data)
 
 
-def _record_rule(rec: Recorder, frame: Frame, rule: Rule, outcome: Outcome, data: pd.DataFrame) -> None:
+def _record_rule(rec: StageRecorder, frame: Frame, rule: Rule, outcome: Outcome, data: pd.DataFrame) -> None:
     if outcome.error is not None:
         rec.failed(
             rule.check,
-            STAGE,
-            rule.table,
-            rule.column,
-            1,
-            [],
-            f"Great Expectations could not evaluate it: {outcome.error}",
+            table=rule.table,
+            column=rule.column,
+            message=f"Great Expectations could not evaluate it: {outcome.error}",
         )
         return
     if outcome.success:
-        rec.passed(rule.check, STAGE, rule.table, rule.column)
+        rec.passed(rule.check, rule.table, rule.column)
         return
     n, examples, message = (
         _describe_count(frame, rule, data) if rule.absent is not None else _describe_rows(frame, rule, outcome, data)
     )
-    rec.failed(rule.check, STAGE, rule.table, rule.column, n, examples, message)
+    rec.failed(rule.check, table=rule.table, column=rule.column, n_failed=n, examples=examples, message=message)
 
 
 def _describe_rows(frame: Frame, rule: Rule, outcome: Outcome, data: pd.DataFrame) -> tuple[int, list[str], str]:
@@ -221,9 +222,8 @@ def _describe_count(frame: Frame, rule: Rule, data: pd.DataFrame) -> tuple[int, 
 
 
 def _run_probes(session: _Session, runnable: list[Probe]) -> None:
-    """Count each probe's offending rows in DuckDB (one query per source), let GX judge the
-    counts (a frame with one row per probe; every count must be 0), then fetch example keys
-    for the probes that fail."""
+    """Count each probe's offending rows in DuckDB, the probes of one source in one query;
+    a probe passes when it counts none, else its example keys are fetched."""
     by_source: dict[str, list[Probe]] = {}
     for probe in runnable:
         unreadable = [session.broken[t] for t in probe.needs if t in session.broken]
@@ -231,7 +231,6 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
             _fail_all(session, [(probe.check, probe.table, probe.column)], probe.needs, unreadable[0])
             continue
         by_source.setdefault(probe.source, []).append(probe)
-    counted: list[tuple[Probe, int]] = []
     for source, group in by_source.items():
         if source in session.broken:
             _fail_all(session, [(p.check, p.table, p.column) for p in group], group[0].needs, session.broken[source])
@@ -251,36 +250,11 @@ def _run_probes(session: _Session, runnable: list[Probe]) -> None:
                 f"{type(error).__name__}: {error}",
             )
             continue
-        counted.extend(zip(group, (int(c) for c in counts), strict=True))
-    if not counted:
-        return
-    frame = pd.DataFrame(
-        {
-            "check": [f"{p.check} {p.table}.{p.column}" for p, _ in counted],
-            "offending_rows": [count for _, count in counted],
-        }
-    )
-    (outcome,) = session.gx.validate(
-        frame,
-        [gx.expectations.ExpectColumnValuesToBeBetween(column="offending_rows", min_value=0, max_value=0)],
-        n_examples=len(frame),
-    )
-    failing = set(outcome.unexpected_index) if outcome.error is None else set(range(len(counted)))
-    for i, (probe, count) in enumerate(counted):
-        if outcome.error is not None:
-            session.rec.failed(
-                probe.check,
-                STAGE,
-                probe.table,
-                probe.column,
-                1,
-                [],
-                f"Great Expectations could not evaluate it: {outcome.error}",
-            )
-        elif i in failing:
-            _record_offenders(session, probe, count)
-        else:
-            session.rec.passed(probe.check, STAGE, probe.table, probe.column)
+        for probe, count in zip(group, (int(c) for c in counts), strict=True):
+            if count:
+                _record_offenders(session, probe, count)
+            else:
+                session.rec.passed(probe.check, probe.table, probe.column)
 
 
 def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
@@ -300,12 +274,11 @@ def _record_offenders(session: _Session, probe: Probe, count: int) -> None:
     label = key_label(probe.key, probe.show, probe.with_row)
     session.rec.failed(
         probe.check,
-        STAGE,
-        probe.table,
-        probe.column,
-        count,
-        examples,
-        failure_message(
+        table=probe.table,
+        column=probe.column,
+        n_failed=count,
+        examples=examples,
+        message=failure_message(
             count,
             probe.unit,
             probe.units,

@@ -1,5 +1,5 @@
-"""The SQL the gate's value rules read (gate/rules.yml names these views as its probes'
-sources): helper views over the valid tables, the views of the judge labels' one pass, and
+"""The SQL of the judge labels' checks (gate/rules.yml names these views as its label probes'
+sources; the other sources are rules.yml's own): the views of the judge labels' one pass, and
 the queries that fetch a failing label rule's examples.
 
 Every statement is constant text (no path, id or value of the release enters it); the
@@ -24,94 +24,6 @@ class Derived:
     sql: str
     materialize: bool = False
 
-
-DERIVED: tuple[Derived, ...] = (
-    Derived("task_keys", ("tasks",), "select distinct task_id from tasks where task_id is not null"),
-    Derived("model_keys", ("models",), "select distinct model_id from models where model_id is not null"),
-    Derived(
-        "response_keys",
-        ("responses",),
-        "select response_id, min(task_id) as task_id from responses where response_id is not null group by response_id",
-    ),
-    Derived(
-        "criterion_keys",
-        ("criteria",),
-        "select criterion_id, min(task_id) as task_id from criteria "
-        "where criterion_id is not null group by criterion_id",
-    ),
-    Derived(
-        "response_index",
-        ("responses",),
-        "select response_id, response_key, min(task_id) as task_id from staging.stg_release__responses "
-        "where response_id is not null group by response_id, response_key",
-        materialize=True,
-    ),
-    Derived(
-        "criterion_index",
-        ("criteria",),
-        "select criterion_id, criterion_key, min(task_id) as task_id from staging.stg_release__criteria "
-        "where criterion_id is not null group by criterion_id, criterion_key",
-        materialize=True,
-    ),
-    Derived(
-        "task_criteria",
-        ("criteria",),
-        "select task_id, count(*) as n_rows, count(distinct criterion_id) as n_ids from criteria "
-        "where task_id is not null group by task_id",
-    ),
-    Derived(
-        "turn_refs",
-        ("turns", "tasks"),
-        "select t.task_id, t.turn_index, k.task_id is not null as known from turns t "
-        "left join task_keys k on k.task_id = t.task_id",
-    ),
-    Derived(
-        "criterion_refs",
-        ("criteria", "tasks"),
-        "select c.criterion_id, c.task_id, k.task_id is not null as known from criteria c "
-        "left join task_keys k on k.task_id = c.task_id",
-    ),
-    Derived(
-        "response_refs",
-        ("responses", "tasks", "models"),
-        "select r.response_id, r.task_id, r.model_id, t.task_id is not null as task_known, "
-        "m.model_id is not null as model_known from responses r "
-        "left join task_keys t on t.task_id = r.task_id left join model_keys m on m.model_id = r.model_id",
-    ),
-    Derived(
-        "response_id_dups",
-        ("responses",),
-        "select response_id, count(*) as n from responses where response_id is not null "
-        "group by response_id having count(*) > 1",
-    ),
-    Derived(
-        "response_pair_dups",
-        ("responses",),
-        "select task_id, model_id, count(*) as n from responses where task_id is not null and model_id is not null "
-        "group by task_id, model_id having count(*) > 1",
-    ),
-    Derived(
-        "missing_replies",
-        ("responses", "tasks", "models"),
-        "select m.model_id, t.task_id from model_keys m cross join task_keys t "
-        "anti join responses r on r.model_id = m.model_id and r.task_id = t.task_id",
-    ),
-    Derived(
-        "calibration_dups",
-        ("calibration_labels",),
-        "select response_id, criterion_id, annotator_id, count(*) as n from calibration_labels "
-        "where response_id is not null and criterion_id is not null and annotator_id is not null "
-        "group by response_id, criterion_id, annotator_id having count(*) > 1",
-    ),
-    Derived(
-        "calibration_refs",
-        ("calibration_labels", "responses", "criteria"),
-        "select l.response_id, l.criterion_id, l.annotator_id, r.response_id is not null as response_known, "
-        "c.criterion_id is not null as criterion_known, r.task_id as response_task, c.task_id as criterion_task "
-        "from calibration_labels l left join response_keys r on r.response_id = l.response_id "
-        "left join criterion_keys c on c.criterion_id = l.criterion_id",
-    ),
-)
 
 # judge_labels is read once, by int_judge_labels_aggregated (dbt runs it with the staging models
 # before these checks): one row per (reply, criterion, judge) with its label counts, sample

@@ -95,7 +95,7 @@ SCHEMAS: dict[str, pa.Schema] = {
 
 # (table, column) of the string columns the contract lets be null, and of those that may
 # hold the empty string (docs/release-contract.md); `pack` reads an empty CSV field by them.
-NULLABLE_COLUMNS = frozenset({("redteam_transcripts", "model_id")})
+NULLABLE_COLUMNS = frozenset({("redteam_transcripts", "model_id"), ("models", "display_name"), ("models", "provider")})
 MAY_BE_EMPTY_COLUMNS = frozenset({("responses", "content"), ("redteam_transcripts", "content")})
 
 REQUIRED_TABLES = (
@@ -115,6 +115,9 @@ MIN_WEIGHT = 1
 MAX_WEIGHT = 20
 MODEL_KINDS = ("model", "clinician_reference")
 TURN_ROLES = ("user", "assistant")
+# "Non-empty" text holds a character that is not one of these (space, tab, line feed, form
+# feed, carriage return): the white space of macros/is_blank.sql, where the warehouse reads it
+WHITE_SPACE = " \t\n\f\r"
 
 
 def file_name(table: str) -> str:

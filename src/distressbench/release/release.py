@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distressbench.release import contract
-from distressbench.release.manifest import parse_manifest, read_manifest_bytes, sha256_of
+from distressbench.release.manifest import file_kind, parse_manifest, read_manifest_bytes, sha256_of
 
 _HASH_THREADS = 2
 
@@ -49,13 +50,19 @@ class Release:
     """A release folder, read once. `manifest` is None when manifest.json is absent or not
     a regular file (manifest_error None) or cannot be read (manifest_error says why);
     `files` maps each contract table present as a regular file inside the folder to what
-    was read of it."""
+    was read of it. What the folder held: `kinds`, what is at each contract file name
+    present ('a regular file', 'a folder', 'a FIFO', 'a broken symlink', ...); `outside`,
+    those that are symlinks leading out of the folder; `parquet_names`, every *.parquet name
+    in it."""
 
     folder: Path
     manifest: Mapping[str, Any] | None
     manifest_error: str | None
     manifest_sha256: str | None
     files: Mapping[str, TableFile]
+    kinds: Mapping[str, str]
+    outside: frozenset[str]
+    parquet_names: tuple[str, ...]
 
     @property
     def release_id(self) -> str:
@@ -85,12 +92,19 @@ def load_release(folder: Path) -> Release:
     present = {t: p for t, p in contract.release_files(folder).items() if not leads_outside(folder, p.name)}
     with ThreadPoolExecutor(max_workers=_HASH_THREADS) as pool:
         loaded = list(pool.map(_load_file, present.keys(), present.values()))
+    names = [contract.MANIFEST, *(contract.file_name(t) for t in contract.REQUIRED_TABLES + contract.OPTIONAL_TABLES)]
+    there = [name for name in names if os.path.lexists(folder / name)]
     return Release(
         folder=folder,
         manifest=manifest,
         manifest_error=error,
         manifest_sha256=digest,
         files=MappingProxyType({file.table: file for file in loaded}),
+        kinds=MappingProxyType({name: file_kind(folder / name) for name in there}),
+        outside=frozenset(name for name in there if leads_outside(folder, name)),
+        parquet_names=tuple(sorted(p.name for p in folder.iterdir() if p.name.endswith(".parquet")))
+        if folder.is_dir()
+        else (),
     )
 
 

@@ -225,21 +225,44 @@ def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
 def test_an_empty_csv_field_where_the_contract_wants_text_is_named_in_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """models.provider has no null: its empty fields stay empty strings, and pack says so by key."""
+    """criteria.text has no null: its empty fields stay empty strings, pack says so by key, and
+    says it too when the gate then refuses the release (an empty text is not non-empty)."""
+    source = _write_source(tmp_path / "source", WRITERS["csv"])
+    criteria = build_tables()["criteria"]
+    texts = ["", *criteria["text"].to_pylist()[1:]]
+    i = criteria.schema.get_field_index("text")
+    pa_csv.write_csv(criteria.set_column(i, "text", pa.array(texts, pa.string())), source / "criteria.csv")
+    first = criteria["criterion_id"][0].as_py()
+    note = (
+        "1 empty field of criteria.text in criteria.csv is read as the empty string (the contract does not let "
+        f'text be null): "" (row 0, criterion_id "{first}")'
+    )
+    with pytest.raises(PackRefused) as refused:
+        pack(source, tmp_path / "out")
+    assert refused.value.notes == (note,)
+    assert [c.label for c in refused.value.failures] == ["non_empty criteria.text"]
+    assert cli.main(["pack", str(source), "--out", str(tmp_path / "again")]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[0] == f"pack: note: {note}"
+    assert captured.err.splitlines()[1].startswith("FAIL non_empty criteria.text: 1 criterion with an empty text")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "again").exists()
+
+
+@pytest.mark.integration
+def test_empty_names_and_providers_are_read_as_null(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The contract lets models.display_name and provider be null or blank: an empty CSV field
+    is a null, without a note, and the release is packed."""
     source = _write_source(tmp_path / "source", WRITERS["csv"])
     models = build_tables()["models"]
-    providers = ["", *models["provider"].to_pylist()[1:-1], ""]
-    i = models.schema.get_field_index("provider")
-    pa_csv.write_csv(models.set_column(i, "provider", pa.array(providers, pa.string())), source / "models.csv")
+    for column in ("display_name", "provider"):
+        values = ["", *models[column].to_pylist()[1:-1], ""]
+        models = models.set_column(models.schema.get_field_index(column), column, pa.array(values, pa.string()))
+    pa_csv.write_csv(models, source / "models.csv")
     done = pack(source, tmp_path / "out")
-    first, last = models["model_id"][0].as_py(), models["model_id"][-1].as_py()
-    assert done.notes == (
-        f"2 empty fields of models.provider in models.csv are read as the empty string (the contract does not let "
-        f'provider be null): "" (row 0, model_id "{first}"), "" (row {models.num_rows - 1}, model_id "{last}")',
-    )
-    assert pq.read_table(tmp_path / "out" / "models.parquet")["provider"].to_pylist() == providers
-    assert cli.main(["pack", str(source), "--out", str(tmp_path / "again")]) == 0
-    assert capsys.readouterr().err == f"pack: note: {done.notes[0]}\n"
+    assert done.notes == ()
+    written = pq.read_table(tmp_path / "out" / "models.parquet")
+    for column in ("display_name", "provider"):
+        assert written[column].to_pylist() == [None, *models[column].to_pylist()[1:-1], None]
 
 
 @pytest.mark.integration
@@ -254,6 +277,6 @@ def test_the_pack_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert read_manifest(tmp_path / "r0")["synthetic"] is False
     assert cli.main(["pack", str(source), "--out", str(tmp_path / "r1")]) == 1
     captured = capsys.readouterr()
-    assert captured.out.startswith("FAIL out_dir_new: ")
-    assert captured.err == "pack: refused, 1 check(s) failed; nothing was written\n"
+    assert captured.err.startswith("FAIL out_dir_new: ")
+    assert captured.err.endswith("\npack: refused, 1 check(s) failed; nothing was written\n")
     assert cli.main(["pack", str(tmp_path / "nowhere"), "--out", str(tmp_path / "r2")]) == 2

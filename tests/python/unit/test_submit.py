@@ -351,9 +351,9 @@ def test_the_command_reports_each_failure_and_exits_1(
     assert code == 1
     assert (
         "FAIL responses_complete responses.(task_id, model_id): the release it would make has "
-        "1 (model, task) pair without a reply in responses" in out
+        "1 (model, task) pair without a reply in responses" in err
     )
-    assert "FAIL labels_complete judge_labels.(response_id, criterion_id)" in out
+    assert "FAIL labels_complete judge_labels.(response_id, criterion_id)" in err
     assert "nothing was written" in err
     assert not (tmp_path / "derived").exists()
 
@@ -366,3 +366,22 @@ def test_the_command_writes_the_release(
     assert code == 0
     assert "wrote release fx-2" in capsys.readouterr().out
     assert read_manifest(tmp_path / "derived")["release"] == "fx-2"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", [None, "", " \t "])
+def test_a_model_without_a_display_name_or_provider_is_accepted(
+    shared_gate: SharedGate, split: tuple[Path, Path, Path], tmp_path: Path, name: str | None
+) -> None:
+    """The gate and submit apply the contract's one rule: display_name and provider may be null
+    or blank (tables then show the model_id)."""
+    _, base, submission = split
+    models = read_table(submission, "models")
+    for column in ("display_name", "provider"):
+        index = models.schema.get_field_index(column)
+        models = models.set_column(index, column, pa.array([name] * models.num_rows, pa.string()))
+    _write(submission, "models", models)
+    done = submit(base, submission, tmp_path / "derived", echo=False)
+    written = {row["model_id"]: row for row in read_table(done.out_dir, "models").to_pylist()}
+    assert (written[SUBMITTED]["display_name"], written[SUBMITTED]["provider"]) == (name, name)
+    assert shared_gate(done.out_dir, echo=False).passed

@@ -20,10 +20,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate.files import check_manifest, check_schemas
+from distressbench.gate.files import check_manifest
 from distressbench.gate.gx import GxRunner, gx
 from distressbench.gate.results import Recorder
 from distressbench.gate.run import quote
+from distressbench.gate.schemas import check_schemas
 from distressbench.gate.staging import gate
 from distressbench.release import contract
 from distressbench.release.release import load_release
@@ -50,6 +51,12 @@ T1, T2, T3, T4, T5, T6 = TASK_IDS
 # helpers
 
 
+def printed(capsys: pytest.CaptureFixture[str]) -> str:
+    """What the gate printed: passed checks on stdout, then the problems on stderr."""
+    captured = capsys.readouterr()
+    return captured.out + captured.err
+
+
 @dataclass(frozen=True)
 class GateRun:
     """The gate on the session's dbt process (fixtures/gate_fixture.py), with what it printed."""
@@ -60,7 +67,7 @@ class GateRun:
     def __call__(self, release: Path) -> tuple[int, str]:
         """The exit code `distressbench gate` would end with, and what it printed."""
         report = self.shared(release)
-        return (0 if report.passed else 1), self.capsys.readouterr().out
+        return (0 if report.passed else 1), printed(self.capsys)
 
 
 @pytest.fixture
@@ -80,7 +87,8 @@ class FilesRun:
         loaded = load_release(release)
         check_manifest(loaded, recorder)
         check_schemas(loaded, recorder)
-        return (0 if all(c.passed for c in recorder.checks) else 1), self.capsys.readouterr().out
+        recorder.print_problems()
+        return (0 if all(c.passed for c in recorder.checks) else 1), printed(self.capsys)
 
 
 @pytest.fixture
@@ -99,7 +107,7 @@ def run(release: Path, gate_run: Gate) -> tuple[int, str]:
 def run_command(release: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """`distressbench gate` itself (its own dbt process)."""
     code = cli.main(["gate", str(release)])
-    return code, capsys.readouterr().out
+    return code, printed(capsys)
 
 
 def fail_lines(out: str) -> dict[str, str]:
@@ -227,11 +235,11 @@ def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureF
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == criterion_id(1, 2), "weight", 21))
     report_path = tmp_path / "out" / "gate.json"
     assert cli.main(["gate", str(good_release), "--report", str(report_path)]) == 1
-    printed = fail_lines(capsys.readouterr().out)
+    shown = fail_lines(printed(capsys))
     report = json.loads(report_path.read_text(encoding="utf-8"))
     assert report["passed"] is False
     assert report["release_id"] == "fixture-1"
-    assert report["n_failed"] == 1 == len(printed)
+    assert report["n_failed"] == 1 == len(shown)
     assert report["n_checks"] == len(report["checks"]) > 100
     (failed,) = [c for c in report["checks"] if not c["passed"]]
     assert failed == {
@@ -243,9 +251,10 @@ def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureF
         "n_failed": 1,
         "examples": [f"{quote(criterion_id(1, 2))} (21)"],
         "message": failed["message"],
+        "caused_by": None,
         "label": "weight_range criteria.weight",
     }
-    assert failed["message"] in printed["weight_range criteria.weight"]
+    assert failed["message"] in shown["weight_range criteria.weight"]
     stages = {c["stage"] for c in report["checks"]}
     assert stages == {"manifest", "schema", "values"}
 
@@ -269,14 +278,15 @@ def test_missing_file(good_release: Path, gate_run: GateRun) -> None:
     )
     assert "1 table file is missing" in line
     _, out = run(good_release, gate_run)
-    assert "SKIP 8 value checks reading calibration_labels: calibration_labels did not pass" in out
+    # the value checks wait for a release whose files and schemas pass
+    assert "SKIP value checks: they read the release once its manifest, files and schemas pass" in out
 
 
 @pytest.mark.integration
 def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "gate.json"
     assert cli.main(["gate", str(tmp_path), "--report", str(report)]) == 1
-    failed = fail_lines(capsys.readouterr().out)
+    failed = fail_lines(printed(capsys))
     assert set(failed) == {
         "manifest_json",
         "files_present tasks, turns, criteria, models, responses, judge_labels, calibration_labels",
@@ -387,7 +397,8 @@ def test_truncated_parquet(good_release: Path, gate_run: GateRun) -> None:
     assert set(failed) == {"parquet_readable judge_labels", "file_sha256 judge_labels"}, out
     assert "judge_labels.parquet is not a readable Parquet file" in failed["parquet_readable judge_labels"]
     assert "SKIP file_rows judge_labels" in out
-    assert "PASS weight_range criteria.weight" in out  # other tables are still checked
+    # the value checks wait for a release whose files and schemas pass
+    assert "SKIP value checks: they read the release once its manifest, files and schemas pass" in out
 
 
 def test_corrupt_data_pages(good_release: Path, gate_run: GateRun) -> None:
@@ -400,11 +411,15 @@ def test_corrupt_data_pages(good_release: Path, gate_run: GateRun) -> None:
     code, out = run(good_release, gate_run)
     failed = fail_lines(out)
     assert code == 1
-    assert (
-        "not_null judge_labels.met" in failed and "labels_complete judge_labels.(response_id, criterion_id)" in failed
-    )
-    assert all(label.split(" ")[1].startswith("judge_labels.") for label in failed), out
-    assert "could not be evaluated: reading judge_labels.parquet failed" in failed["not_null judge_labels.met"]
+    # one cause, one line: the checks that could not read the labels are named on it
+    assert set(failed) == {"readable judge_labels.*"}, out
+    line = failed["readable judge_labels.*"]
+    assert "not_null judge_labels.met" in line and "labels_complete judge_labels.(response_id, criterion_id)" in line
+    report = gate_run.shared(good_release, echo=False)
+    dependents = [c for c in report.failures if c.caused_by == "readable judge_labels.*"]
+    assert dependents and all(c.table == "judge_labels" for c in dependents)
+    (met,) = [c for c in dependents if c.label == "not_null judge_labels.met"]
+    assert "could not be evaluated: reading judge_labels.parquet failed" in met.message
     assert "PASS weight_range criteria.weight" in out
 
 
@@ -1070,12 +1085,13 @@ def test_wrong_user_turn_count(good_release: Path, gate_run: GateRun) -> None:
 
 def test_zero_user_turns(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "tasks", lambda d: set_cell(d, d.task_id == T3, "n_user_turns", 0))
+    # the user turn count that no longer matches is named on the cause's line
     assert_fails(
         good_release,
         gate_run,
         "n_user_turns_positive tasks.n_user_turns",
         f"{quote(T3)} (0)",
-        also={"user_turn_count tasks.n_user_turns"},
+        "(and 1 check that depends on it: user_turn_count tasks.n_user_turns)",
     )
 
 
@@ -1128,7 +1144,7 @@ def run_within(seconds: int, release: Path) -> tuple[int, str]:
         )
     except subprocess.TimeoutExpired as error:
         raise AssertionError(f"the gate did not finish within {seconds} s") from error
-    return done.returncode, done.stdout
+    return done.returncode, done.stdout + done.stderr
 
 
 @pytest.mark.integration

@@ -17,8 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from distressbench.gate.files import check_manifest, check_schemas
+from distressbench.gate.files import check_manifest
 from distressbench.gate.results import Recorder
+from distressbench.gate.schemas import check_schemas
 from distressbench.publish.checks import verify_release_unchanged
 from distressbench.release import contract
 from distressbench.release.release import load_release, parquet_columns

@@ -14,7 +14,7 @@ from fixtures.release_factory import JUDGES, edit_manifest
 def _gate(release: Path, gate: SharedGate, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:
     """The exit code `distressbench gate` would end with, and its FAIL lines by check."""
     code = 0 if gate(release).passed else 1
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     failed = {line[5:].split(":", 1)[0]: line for line in out.splitlines() if line.startswith("FAIL ")}
     return code, failed
 

@@ -51,7 +51,7 @@ def test_a_sentence_s_markdown_characters_are_escaped_outside_code_spans() -> No
 
 
 def test_every_frame_and_probe_reads_what_the_gate_derives() -> None:
-    derived = {view.name for view in views.DERIVED + views.LABEL_VIEWS} | {"label_samples", "label_dups"}
+    derived = {view.name for view in rules.SOURCES + views.LABEL_VIEWS} | {"label_samples", "label_dups"}
     for probe in rules.PROBES:
         assert probe.source in derived | set(probe.needs), probe
         assert set(probe.needs) <= set(views.RAW_VIEWS), probe
@@ -127,6 +127,11 @@ BREAKS: dict[str, tuple[Callable[[dict[str, pa.Table]], None], str]] = {
         "foreign_key calibration_labels.criterion_id",
     ),
     "a weight out of range": (lambda t: _set(t, "criteria", "weight", 0, 21), "weight_range criteria.weight"),
+    "a criterion text of white space alone": (
+        lambda t: _set(t, "criteria", "text", 0, " \t\n\r\f "),
+        "non_empty criteria.text",
+    ),
+    "a turn of three spaces": (lambda t: _set(t, "turns", "content", 0, "   "), "non_empty turns.content"),
 }
 
 
