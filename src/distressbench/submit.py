@@ -34,6 +34,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from distressbench import settings
+from distressbench.errors import DistressbenchError
 from distressbench.gate.failure_messages import failure_message, key_label, show_value
 from distressbench.gate.files import check_manifest, check_new_folder, check_schemas, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, quote
@@ -52,7 +53,7 @@ COMPRESSION = "zstd"
 SUBMISSION_MANIFEST = "submission.json"  # optional: {"reply_sources": {response_id: {...}}}
 
 
-class SubmissionRefused(Exception):
+class SubmissionRefused(DistressbenchError):
     """The submission (or its base) breaks a check; nothing was written."""
 
     def __init__(self, failures: list[CheckResult]) -> None:
