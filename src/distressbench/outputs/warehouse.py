@@ -8,7 +8,7 @@ install, load, set and every write are refused before anything runs. Unqualified
 resolve in the marts schema (`show tables` lists the marts); every other schema stays
 readable by its qualified name (`show all tables` lists them all). A file from before
 the warehouse was self-contained still has views over its release folder: that folder
-alone stays readable. The DuckDB CLI on the file is the analyst's own full-power tool.
+alone stays readable. harlequin or Python on the file is the analyst's own full-power tool.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def reading_statements(connection: duckdb.DuckDBPyConnection, sql: str) -> list[
         if refusal is not None:
             raise SqlRefused(
                 f"{refusal}: `distressbench sql` only reads (select, explain, describing pragmas); "
-                "open the file with the DuckDB CLI for anything else"
+                "open the file with harlequin or Python for anything else (docs/querying.md)"
             )
     return [statement.query for statement in statements]
 
