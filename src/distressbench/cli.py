@@ -31,8 +31,6 @@ WAREHOUSE_HELP = "the published warehouse to read (default: DISTRESSBENCH_WAREHO
 # The query the build's closing hint suggests.
 FIRST_QUERY = "select model_id, score, ci_low, ci_high, rank from model_scores order by rank"
 
-__all__ = ["UsageError", "main", "run"]
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose error line quotes at most a readable prefix of the arguments."""
