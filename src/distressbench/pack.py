@@ -35,6 +35,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
+from distressbench.errors import DistressbenchError, UsageError
 from distressbench.gate.files import check_new_folder, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, problem_lines, quote
 from distressbench.gate.schemas import check_columns
@@ -61,11 +62,11 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 COMPRESSION = "zstd"
 
 
-class PackRefused(Exception):
+class PackRefused(DistressbenchError):
     """A source table (or the release made of them) breaks a check; nothing was written."""
 
     def __init__(self, failures: list[CheckResult], notes: tuple[str, ...] = ()) -> None:
-        super().__init__(f"pack refused: {len(failures)} check(s) failed")
+        super().__init__(f"refused, {len(failures)} check(s) failed; nothing was written")
         self.failures = failures
         self.notes = notes  # what pack read differently from the source, said even when it refuses
 
@@ -376,27 +377,24 @@ def pack(
     return Packed(out_dir, chosen, rows, time.perf_counter() - started, synthetic, tuple(notes))
 
 
-def pack_command(src_dir: Path, out_dir: Path, release_id: str | None, synthetic: bool, settings: Settings) -> int:
-    """`distressbench pack`: one line per failed check and exit code 1, or the release written."""
+def pack_command(
+    src_dir: Path, out_dir: Path, release_id: str | None, synthetic: bool, settings: Settings, build_hint: str
+) -> None:
+    """`distressbench pack`: the release written, then `build_hint` (the command that builds
+    it); or one line per failed check, then PackRefused."""
     if not src_dir.is_dir():
-        print(f"pack: no such source folder: {src_dir}", file=sys.stderr)
-        return 2
+        raise UsageError(f"no such source folder: {src_dir}")
     try:
         done = pack(src_dir, out_dir, release_id=release_id, synthetic=synthetic, settings=settings)
     except PackRefused as error:
         _print_notes(error.notes)
         for line in problem_lines(error.failures):
             print(line, file=sys.stderr, flush=True)
-        print(f"pack: refused, {len(error.failures)} check(s) failed; nothing was written", file=sys.stderr)
-        return 1
+        raise
     _print_notes(done.notes)
     rows = ", ".join(f"{t} {n}" for t, n in done.rows.items())
-    print(
-        f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); "
-        f"build it with `distressbench build {done.out_dir}`"
-    )
+    print(f"wrote release {done.release_id} to {done.out_dir} ({rows}; {done.seconds:.1f} s); {build_hint}")
     print(synthetic_line(done.synthetic))
-    return 0
 
 
 def _print_notes(notes: tuple[str, ...]) -> None:

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from distressbench.errors import UsageError
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SEEDS_DIR = PROJECT_ROOT / "seeds"
 
@@ -57,7 +59,7 @@ class Settings:
         env = os.environ if environ is None else environ
         threads = env.get("DISTRESSBENCH_THREADS") or None
         if threads is not None and not (threads.isdigit() and int(threads) > 0):
-            raise ValueError(f"DISTRESSBENCH_THREADS must be a positive whole number, not {threads[:40]!r}")
+            raise UsageError(f"DISTRESSBENCH_THREADS must be a positive whole number, not {threads[:40]!r}")
         warehouse = env.get("DISTRESSBENCH_WAREHOUSE")
         spark_dir = env.get("DISTRESSBENCH_SPARK_DIR")
         return cls(

@@ -35,6 +35,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from distressbench import settings
+from distressbench.errors import DistressbenchError
 from distressbench.gate.failure_messages import failure_message, key_label, show_value
 from distressbench.gate.files import check_manifest, check_new_folder, safe_release_id
 from distressbench.gate.results import CheckResult, Recorder, listing, problem_lines, quote
@@ -54,7 +55,7 @@ COMPRESSION = "zstd"
 SUBMISSION_MANIFEST = "submission.json"  # optional: {"reply_sources": {response_id: {...}}}
 
 
-class SubmissionRefused(Exception):
+class SubmissionRefused(DistressbenchError):
     """The submission (or its base) breaks a check; nothing was written."""
 
     def __init__(self, failures: list[CheckResult]) -> None:

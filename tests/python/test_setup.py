@@ -28,7 +28,9 @@ def test_setup_prints_one_line_per_step_and_nothing_when_up_to_date(tmp_path: Pa
 
     lines = setup().splitlines()
     assert lines[0] == "setup: upgrading pip in .venv"
-    assert lines[1].startswith("setup: installing the project (editable) with its dev, spark and inspect extras")
+    assert lines[1].startswith(
+        "setup: installing the project (editable) with its dev, spark, inspect and client extras"
+    )
     assert len(lines) == 3 and lines[2].startswith("setup: done in ")
     assert (tmp_path / ".venv" / "asked").read_text(encoding="utf-8").count("-m pip install") == 2
     assert setup() == ""

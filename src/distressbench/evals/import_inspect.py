@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from inspect_ai.log import EvalLog, read_eval_log
 
+from distressbench.errors import DistressbenchError
 from distressbench.evals.crisis_support import RUN_TABLES, SCORER_NAME, TASK_NAME
 from distressbench.messages import error_line
 from distressbench.release import contract, folders
@@ -42,7 +43,7 @@ SOURCES_KEY = "reply_sources"
 EXAMPLES = 5
 
 
-class ImportRefused(Exception):
+class ImportRefused(DistressbenchError):
     """A log cannot become (part of) a submission, or no log can; nothing was written.
     `skipped` names the logs left out and why."""
 

@@ -39,6 +39,10 @@ REFERENCE = "#c0504d"
 LIGHT = "#b9d3e6"
 HEATMAP = "YlGnBu"
 ANNOTATE_MAX_COLUMNS = 14
+# The widest figure, inches: 960 px at 96 px an inch, the width the report shows figures at.
+MAX_WIDTH = 10.0
+# Room for the labels right of the points, as a share of the data's span on the axis.
+LABEL_ROOM = 0.35
 
 
 def _svg(fig: Figure) -> bytes:
@@ -49,7 +53,22 @@ def _svg(fig: Figure) -> bytes:
 
 
 def _figure(width: float, height: float) -> Figure:
-    return plt.figure(figsize=(width, height), layout="constrained")
+    """A figure at most MAX_WIDTH inches wide: the report shows it at its own size (never
+    scaled down), so every label keeps the size it is drawn at."""
+    return plt.figure(figsize=(min(width, MAX_WIDTH), height), layout="constrained")
+
+
+def _fit_scores(ax: Axes, values: np.ndarray, *, label_room: float) -> None:
+    """A score axis (%) fitted to the data, so that an interval is wider than its marker: from
+    the multiple of 5 below the lowest value to the one above the highest (within 0-100),
+    ticked every 5 or 10 points, with `label_room` (a share of that span) to the right for
+    the labels annotated beside the points."""
+    finite = values[np.isfinite(values)]
+    low = max(0.0, float(np.floor(finite.min() / 5) * 5)) if finite.size else 0.0
+    high = min(100.0, float(np.ceil(finite.max() / 5) * 5)) if finite.size else 100.0
+    high = max(high, low + 5)
+    ax.set_xlim(low, high + label_room * (high - low))
+    ax.set_xticks(np.arange(low, high + 0.5, 5 if high - low <= 40 else 10))
 
 
 def _rows(table: Table, groups: Sequence[str]) -> list[dict[str, object]]:
@@ -69,7 +88,9 @@ def _heatmap(
 ) -> None:
     masked = np.ma.masked_invalid(matrix)
     image = ax.imshow(masked, cmap=HEATMAP, vmin=0, vmax=100, aspect="auto")
-    ax.set_xticks(range(len(col_labels)), col_labels, rotation=40, ha="right", rotation_mode="anchor")
+    # many columns: labels upright, so that each keeps clear of the next
+    rotation = 40 if len(col_labels) <= ANNOTATE_MAX_COLUMNS else 90
+    ax.set_xticks(range(len(col_labels)), col_labels, rotation=rotation, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(len(row_labels)), row_labels)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
@@ -115,7 +136,7 @@ def leaderboard(t2: Table) -> bytes:
         ]
         ax.set_yticks(y, labels)
         ax.invert_yaxis()
-        ax.set_xlim(0, 112)
+        _fit_scores(ax, np.concatenate([score, low, high]), label_room=LABEL_ROOM)
         ax.set_xlabel(f"Score (%) with {INTERVAL_LEVEL} bootstrap interval")
         ax.set_title("Leaderboard: models that share a letter are not clearly different")
         ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=1)
@@ -234,7 +255,7 @@ def turn_types(t5: Table) -> bytes:
             )
         ax.set_yticks(y, [str(r["label"]) for r in rows])
         ax.invert_yaxis()
-        ax.set_xlim(0, 115)
+        _fit_scores(ax, np.concatenate([single, multi]), label_room=LABEL_ROOM)
         ax.set_xlabel("Mean cell score (%); label: single / multi")
         ax.set_title("Single-turn vs multi-turn conversations")
         fig.legend(loc="outside lower center", ncol=2, frameon=False)

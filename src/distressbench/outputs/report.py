@@ -224,7 +224,9 @@ CSS = """
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: var(--ink); background: #fff; }
-.container { max-width: 1100px; margin: 0 auto; padding: 24px 20px 48px; }
+/* wide enough for the widest paper tables but one (T6 scrolls); prose keeps a readable measure */
+.container { max-width: 1400px; margin: 0 auto; padding: 24px 20px 48px; }
+p, figcaption, .table-caption, .notice, .meta { max-width: 70rem; }
 header h1 { margin: 0 0 4px; font-size: 1.7rem; }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 12px 0; font-size: 0.95rem; }
 .meta dt { color: var(--muted); }
@@ -235,13 +237,18 @@ nav a, a { color: var(--accent); }
 section { margin-top: 40px; border-top: 1px solid var(--rule); padding-top: 8px; }
 h2 { font-size: 1.3rem; margin: 12px 0 6px; }
 figure { margin: 20px 0; }
-figure img { display: block; width: 100%; max-width: 960px; height: auto; margin: 0 auto; }
+/* a figure at its own size (drawn at most 960 px wide), so its labels keep theirs */
+figure img { display: block; width: auto; max-width: 100%; height: auto; margin: 0 auto; }
 figcaption, .table-caption { color: var(--muted); font-size: 0.88rem; text-align: left; }
 figcaption { margin-top: 6px; }
 figcaption strong, .table-caption strong { color: var(--ink); }
 .table-block { margin: 24px 0; }
 .table-caption { margin: 0 0 8px; }
-.table-wrap { overflow-x: auto; }
+/* a table wider than the page scrolls, its scroll bar always shown; in print it is laid out whole */
+.table-wrap { overflow-x: auto; scrollbar-width: auto; scrollbar-color: var(--muted) var(--band); }
+.table-wrap::-webkit-scrollbar { height: 12px; }
+.table-wrap::-webkit-scrollbar-thumb { background: var(--muted); border-radius: 6px; }
+.table-wrap::-webkit-scrollbar-track { background: var(--band); }
 table.paper-table { border-collapse: collapse; font-size: 0.88rem; font-variant-numeric: tabular-nums; width: 100%; }
 table.paper-table th, table.paper-table td { padding: 4px 8px; border-bottom: 1px solid #edf0f3; vertical-align: top; }
 table.paper-table thead th { border-bottom: 2px solid var(--ink); font-weight: 600; }
@@ -249,7 +256,7 @@ table.paper-table th.spanner { border-bottom: 1px solid var(--ink); text-align: 
 table.paper-table .num { text-align: right; }
 table.paper-table .txt { text-align: left; }
 table.paper-table td { white-space: nowrap; }
-table.paper-table thead th { vertical-align: bottom; }
+table.paper-table thead th { vertical-align: bottom; overflow-wrap: normal; hyphens: manual; }
 table.paper-table tr.block-start td { border-top: 2px solid var(--rule); }
 table.paper-table tr.row-best td, table.paper-table tr.row-median td, table.paper-table tr.row-pooled td,
 table.paper-table tr.row-all td { background: var(--band); font-weight: 600; }
@@ -266,6 +273,15 @@ ol.turns { padding-left: 20px; margin: 0; }
 ol.turns .role { color: var(--muted); font-size: 0.85rem; }
 footer { margin-top: 40px; color: var(--muted); font-size: 0.85rem; }
 @media (max-width: 700px) { nav ol { columns: 1; } body { font-size: 14px; } }
+@media print {
+  @page { size: A4 landscape; margin: 10mm; }
+  body { font-size: 10pt; }
+  .container { max-width: none; padding: 0; }
+  .table-wrap { overflow: visible; }
+  table.paper-table { font-size: 6.5pt; width: auto; }
+  table.paper-table th, table.paper-table td { padding: 1px 3px; white-space: normal; }
+  figure, .table-block { break-inside: avoid; }
+}
 """
 
 

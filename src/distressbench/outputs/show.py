@@ -19,8 +19,9 @@ from typing import TextIO
 
 import duckdb
 
-from distressbench.messages import char_width, display_width, error_line, one_line, printable, shown
-from distressbench.outputs.warehouse import WarehouseMissing, connect_read_only, duckdb_message
+from distressbench.errors import DistressbenchError, UsageError
+from distressbench.messages import char_width, display_width, one_line, printable, shown
+from distressbench.outputs.warehouse import connect_read_only, duckdb_message
 from distressbench.release.manifest import manifest_sha256, read_manifest
 
 WIDTH = 80
@@ -108,7 +109,7 @@ def conversation(connection: duckdb.DuckDBPyConnection, task_id: str) -> list[tu
     ).fetchall()
 
 
-class UnknownId(LookupError):
+class UnknownId(DistressbenchError, LookupError):
     """A task or model id the warehouse does not hold."""
 
 
@@ -230,21 +231,13 @@ def _safe_for(stream: TextIO, text: str) -> str:
     return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
-def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: TextIO | None = None) -> int:
-    """The `distressbench show` command: 0 printed, 1 unknown task or model, 2 no (readable) warehouse."""
+def show(warehouse: Path, task_id: str, model_id: str | None = None, *, out: TextIO | None = None) -> None:
+    """The `distressbench show` command. Raises WarehouseMissing or NotAWarehouse (exit 2),
+    UnknownId (exit 1), or UsageError when the file has no drill-down marts (exit 2)."""
     out = out or sys.stdout
-    try:
-        with connect_read_only(warehouse) as connection:
+    with connect_read_only(warehouse) as connection:
+        try:
             text = render(connection, task_id, model_id)
-    except WarehouseMissing as error:
-        print(_safe_for(sys.stderr, f"show: {error_line(str(error))}"), file=sys.stderr)
-        return 2
-    except UnknownId as error:
-        print(_safe_for(sys.stderr, f"show: {error_line(str(error))}"), file=sys.stderr)
-        return 1
-    except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
-        message = f"show: cannot read the drill-down marts of {warehouse}: {duckdb_message(error)}"
-        print(_safe_for(sys.stderr, error_line(message)), file=sys.stderr)
-        return 2
+        except duckdb.Error as error:  # e.g. a warehouse built before the drill-down marts existed
+            raise UsageError(f"cannot read the drill-down marts of {warehouse}: {duckdb_message(error)}") from error
     out.write(_safe_for(out, text))
-    return 0

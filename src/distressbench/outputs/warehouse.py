@@ -8,21 +8,30 @@ install, load, set and every write are refused before anything runs. Unqualified
 resolve in the marts schema (`show tables` lists the marts); every other schema stays
 readable by its qualified name (`show all tables` lists them all). A file from before
 the warehouse was self-contained still has views over its release folder: that folder
-alone stays readable. The DuckDB CLI on the file is the analyst's own full-power tool.
+alone stays readable. harlequin or Python on the file is the analyst's own full-power tool.
 """
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
+import decimal
+import json
+import math
 import os
 import re
 import stat
 import sys
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import duckdb
 
-from distressbench.messages import display_width, error_line, one_line
+from distressbench.errors import DistressbenchError, UsageError
+from distressbench.messages import display_width, one_line
+from distressbench.outputs.tables.render import md_escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,23 +47,30 @@ READING_PRAGMAS = frozenset(
 )
 _EXPLAIN = re.compile(r"\s*explain(?:\s+analyze)?\s+(.*)", re.IGNORECASE | re.DOTALL)
 _PRAGMA = re.compile(r"\s*pragma\s+(\w+)", re.IGNORECASE)
+_USE = re.compile(r"\s*use\b", re.IGNORECASE)
 NULL_TEXT = "NULL"
-# The most rows `distressbench sql` prints; a note says when there are more.
+# The most rows `distressbench sql` prints as a table; a note says when there are more.
 MAX_ROWS = 200
+# Rows fetched at once for the formats that print every row.
+BATCH_ROWS = 10_000
 # Unqualified names (and `show tables`) find the documented marts.
 USE_MARTS = "use marts"
 
 
-class WarehouseMissing(FileNotFoundError):
+class WarehouseMissing(UsageError, FileNotFoundError):
     """No published warehouse at the given path."""
 
 
-class NotAWarehouse(ValueError):
+class NotAWarehouse(UsageError, ValueError):
     """The path exists but is not a DuckDB database file."""
 
 
-class SqlRefused(ValueError):
+class SqlRefused(DistressbenchError, ValueError):
     """A statement `distressbench sql` does not run."""
+
+
+class QueryFailed(DistressbenchError):
+    """DuckDB could not run a query (a name it does not know, a type mismatch)."""
 
 
 def is_duckdb_file(path: Path) -> bool:
@@ -159,6 +175,11 @@ def _refusal(connection: duckdb.DuckDBPyConnection, sql: str, kind: str) -> str 
         if match and match.group(1).lower() in READING_PRAGMAS:
             return None
         return f"refused this PRAGMA (allowed: {', '.join(sorted(READING_PRAGMAS))})"
+    if kind == "SET" and _USE.match(sql):
+        return (
+            "refused `use`, which would change the schema unqualified names read (always marts); "
+            "name the schema in the query instead, as in `select * from main.some_table`"
+        )
     return f"refused this {kind} statement"
 
 
@@ -176,7 +197,7 @@ def reading_statements(connection: duckdb.DuckDBPyConnection, sql: str) -> list[
         if refusal is not None:
             raise SqlRefused(
                 f"{refusal}: `distressbench sql` only reads (select, explain, describing pragmas); "
-                "open the file with the DuckDB CLI for anything else"
+                "open the file with harlequin or Python for anything else (docs/querying.md)"
             )
     return [statement.query for statement in statements]
 
@@ -217,28 +238,104 @@ def duckdb_message(error: BaseException) -> str:
     return " ".join(kept) or type(error).__name__
 
 
-def print_query(sql: str, warehouse: Path) -> int:
-    """The `distressbench sql` command: print the result as a table; exit code 0, 1 or 2."""
-    try:
-        with connect_sandboxed(warehouse) as connection:
-            statements = reading_statements(connection, sql)
+def _display_cell(value: object) -> str:
+    """A value as the table shows it: a float rounded to six significant digits (never
+    `-0`), anything else as `_cell` shows it."""
+    if isinstance(value, float):
+        return format(value + 0.0 if value == 0 else value, ".6g")
+    return _cell(value)
+
+
+def _full_value(value: object) -> object:
+    """A value for CSV, JSON or Markdown at full precision: a float as its shortest exact
+    text (`repr`), a non-finite float as null, a date or time in ISO 8601, a decimal as
+    its exact digits."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal | uuid.UUID | bytes):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_full_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _full_value(item) for key, item in value.items()}
+    return value
+
+
+def _full_text(value: object) -> str:
+    """A value as one CSV field or Markdown cell: empty for null, JSON for a list or struct."""
+    value = _full_value(value)
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _write_table(out: TextIO, names: list[str], cursor: duckdb.DuckDBPyConnection) -> None:
+    rows = cursor.fetchmany(MAX_ROWS + 1)
+    if not rows:
+        out.write(f"(no rows) columns: {', '.join(names)}\n")
+        return
+    out.write(format_table(names, [[_display_cell(v) for v in row] for row in rows[:MAX_ROWS]]) + "\n")
+    if len(rows) > MAX_ROWS:
+        out.write(f"(the first {MAX_ROWS} rows; add `limit` and `offset` to read others)\n")
+
+
+def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[list[tuple[object, ...]]]:
+    while rows := cursor.fetchmany(BATCH_ROWS):
+        yield rows
+
+
+def _write_csv(out: TextIO, names: list[str], cursor: duckdb.DuckDBPyConnection) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(names)
+    for rows in _batches(cursor):
+        writer.writerows([_full_text(v) for v in row] for row in rows)
+
+
+def _write_json(out: TextIO, names: list[str], cursor: duckdb.DuckDBPyConnection) -> None:
+    out.write("[")
+    first = True
+    for rows in _batches(cursor):
+        for row in rows:
+            record = {name: _full_value(v) for name, v in zip(names, row, strict=True)}
+            out.write(("\n" if first else ",\n") + json.dumps(record, ensure_ascii=False, allow_nan=False))
+            first = False
+    out.write("\n]\n")
+
+
+def _write_markdown(out: TextIO, names: list[str], cursor: duckdb.DuckDBPyConnection) -> None:
+    out.write("| " + " | ".join(md_escape(name) for name in names) + " |\n")
+    out.write("|" + "---|" * len(names) + "\n")
+    for rows in _batches(cursor):
+        for row in rows:
+            out.write("| " + " | ".join(md_escape(_full_text(v)) for v in row) + " |\n")
+
+
+# The output formats of `distressbench sql`: the table rounds for display and stops at
+# MAX_ROWS; the others print every row at full precision.
+WRITERS: dict[str, Callable[[TextIO, list[str], duckdb.DuckDBPyConnection], None]] = {
+    "table": _write_table,
+    "csv": _write_csv,
+    "json": _write_json,
+    "markdown": _write_markdown,
+}
+
+
+def print_query(sql: str, warehouse: Path, fmt: str = "table", out: TextIO | None = None) -> None:
+    """The `distressbench sql` command: the result in `fmt` (a key of WRITERS) on `out`
+    (stdout). Raises WarehouseMissing or NotAWarehouse (exit 2), SqlRefused or QueryFailed."""
+    out = out or sys.stdout
+    with connect_sandboxed(warehouse) as connection:
+        statements = reading_statements(connection, sql)
+        try:
             for statement in statements[:-1]:
                 connection.execute(statement)
             cursor = connection.execute(statements[-1])
             names = [column[0] for column in cursor.description or []]
-            rows = cursor.fetchmany(MAX_ROWS + 1) if names else []
-    except (WarehouseMissing, NotAWarehouse) as error:
-        print(f"sql: {error_line(str(error))}", file=sys.stderr)
-        return 2
-    except (SqlRefused, duckdb.Error) as error:
-        print(f"sql: {error_line(duckdb_message(error))}", file=sys.stderr)
-        return 1
-    if not names:
-        return 0
-    if not rows:
-        print(f"(no rows) columns: {', '.join(names)}")
-        return 0
-    print(format_table(names, rows[:MAX_ROWS]))
-    if len(rows) > MAX_ROWS:
-        print(f"(the first {MAX_ROWS} rows; add `limit` and `offset` to read others)")
-    return 0
+            if names:
+                WRITERS[fmt](out, names, cursor)
+        except duckdb.Error as error:
+            raise QueryFailed(duckdb_message(error)) from error

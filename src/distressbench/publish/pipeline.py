@@ -114,7 +114,8 @@ def print_headline(database: Path) -> None:
     for metric, value, low, high, paper in rows:
         interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
         paper_text = f"{paper:.3f}" if paper is not None else ""
-        diff = f"{value - paper:+.3f}" if paper is not None and value is not None else ""
+        # rounded first, so that a difference within half a thousandth prints +0.000, never -0.000
+        diff = f"{round(float(value - paper), 3) + 0.0:+.3f}" if paper is not None and value is not None else ""
         value_text = f"{value:.3f}" if value is not None else "null"
         say(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
     print_anchored_headline(database)

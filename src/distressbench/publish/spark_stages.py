@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from distressbench.errors import DistressbenchError
 from distressbench.publish.spark_step import python_models, run_python_model
 from distressbench.publish.stages import NOT_IN_A_RELEASE_BUILD, StageFailed, say
 from distressbench.runner import child_process
@@ -140,7 +141,7 @@ class SparkStages:
         self._answers.close()
 
 
-class _Failed(Exception):
+class _Failed(DistressbenchError):
     """A stage's failure, said as it is (any other exception is said with its type)."""
 
 

@@ -11,13 +11,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from distressbench.errors import DistressbenchError
+
 # what a release build's `dbt build` leaves out, on either engine: the unit tests, and the data
 # tests no release can change (the seeds', tag release_invariant); plain `dbt build` and CI
 # run those
 NOT_IN_A_RELEASE_BUILD = ("--exclude-resource-type", "unit_test", "--exclude", "tag:release_invariant")
 
 
-class StageFailed(RuntimeError):
+class StageFailed(DistressbenchError, RuntimeError):
     """A build stage failed; the published warehouse was not touched."""
 
     def __init__(self, stage: str, message: str) -> None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from distressbench import settings
+from distressbench.errors import DistressbenchError
 from distressbench.runner import child_process
 
 CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
@@ -44,7 +45,7 @@ PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the targ
 RELEASE_LINK = "release-links"  # in the database's folder: a link to the folder of links to the release
 
 
-class DbtFailed(RuntimeError):
+class DbtFailed(DistressbenchError, RuntimeError):
     """dbt could not parse the project, or its process ended before answering."""
 
 

@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from distressbench.errors import DistressbenchError
 from distressbench.stats.coding import codes_in
 
 UNIT_COLUMNS = ("task_id", "n_labels", "n_met", "n_units")
@@ -37,7 +38,7 @@ QUANTILE_METHOD = "linear"
 _EXAMPLES = 3
 
 
-class AgreementInputError(ValueError):
+class AgreementInputError(DistressbenchError, ValueError):
     """The tasks or unit kinds handed to AlphaResamples break an assumption."""
 
 

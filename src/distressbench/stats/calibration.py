@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from distressbench.errors import DistressbenchError
 from distressbench.stats.coding import codes_in
 
 PAIR_COLUMNS = ("task_id", "dimension", "is_judge_met", "is_gold_met")
@@ -54,7 +55,7 @@ BLOCK_VALUES = 2**18
 _EXAMPLES = 3
 
 
-class CalibrationInputError(ValueError):
+class CalibrationInputError(DistressbenchError, ValueError):
     """The tasks or calibrated pairs handed to CalibrationResamples break an assumption."""
 
 

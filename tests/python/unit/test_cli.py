@@ -106,7 +106,7 @@ def test_sql_refuses_every_statement_that_is_not_a_read(
     code, out, err = sql(hostile_warehouse, statement.format(other=other, target=target), capsys)
     assert code == 1
     assert len(err.strip().splitlines()) == 1 and refused in err, err
-    assert "DuckDB CLI" in err
+    assert "harlequin" in err
     assert not target.exists()
     assert other.read_bytes() == before
 

@@ -42,7 +42,7 @@ def to_csv(table: Table) -> str:
 _MD_ESCAPED = str.maketrans({c: "\\" + c for c in "\\|`*_~"})
 
 
-def _md_escape(value: str) -> str:
+def md_escape(value: str) -> str:
     """A Markdown table cell: HTML escaped (renderers pass raw HTML through, and '<' can then
     open no autolink), backslashes, pipes and inline marks escaped, no inline link or image
     ('](' escaped; brackets alone, as in an interval, stay as they are), whitespace runs
@@ -59,9 +59,9 @@ def to_markdown(table: Table) -> str:
     suffix = spec.pivot is not None and spec.pivot.group_in_markdown
     headers = [f"{c.header} ({c.group.lower()})" if c.group and suffix else c.header for c in table.columns]
     lines = [f"**{spec.key}. {spec.title}.** {spec.caption}", ""]
-    lines.append("| " + " | ".join(_md_escape(h) for h in headers) + " |")
+    lines.append("| " + " | ".join(md_escape(h) for h in headers) + " |")
     lines.append("| " + " | ".join("---:" if c.numeric else ":---" for c in table.columns) + " |")
-    lines.extend("| " + " | ".join(_md_escape(v) for v in row) + " |" for row in table.cells())
+    lines.extend("| " + " | ".join(md_escape(v) for v in row) + " |" for row in table.cells())
     if not table.rows:
         lines.extend(["", "_No rows in this release._"])
     return "\n".join(lines) + "\n"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from distressbench.errors import DistressbenchError
+
 EXAMPLES = 3
 
 
-class BootstrapInputError(ValueError):
+class BootstrapInputError(DistressbenchError, ValueError):
     """The cells or dimension_cells handed to run_bootstrap break an assumption."""
 
 

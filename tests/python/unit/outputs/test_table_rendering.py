@@ -11,7 +11,7 @@ import pytest
 
 from distressbench import settings
 from distressbench.outputs.tables.formatting import INTERVAL_LEVEL, count, interval_level, pct, pp, ratio
-from distressbench.outputs.tables.render import _md_escape, to_csv, to_html, to_latex, to_markdown
+from distressbench.outputs.tables.render import md_escape, to_csv, to_html, to_latex, to_markdown
 from distressbench.outputs.tables.specs import A1, T2
 from distressbench.outputs.tables.table import Table
 
@@ -126,7 +126,7 @@ def test_markdown_shows_link_and_emphasis_marks_as_text() -> None:
     escaped = r"[Model E\](http://example.org) ![x\](y.png) \*bold\* \_it\_ \`code\` \~\~gone\~\~"
     assert escaped in text
     assert re.search(r"(?<!\\)\]\(", text) is None and re.search(r"(?<!\\)[*_`~]", text.split("\n", 2)[2]) is None
-    assert "[" in _md_escape("[0.790, 0.811]") and "\\" not in _md_escape("[0.790, 0.811]")
+    assert "[" in md_escape("[0.790, 0.811]") and "\\" not in md_escape("[0.790, 0.811]")
 
 
 def test_csv_neutralises_formulas_and_keeps_numbers() -> None:

@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from distressbench.errors import UsageError
 from distressbench.gate.staging import link_release
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
@@ -63,7 +64,7 @@ def test_settings_come_from_the_environment_once_with_one_default_each() -> None
         3,
         True,
     )
-    with pytest.raises(ValueError, match="DISTRESSBENCH_THREADS must be a positive whole number, not 'two'"):
+    with pytest.raises(UsageError, match="DISTRESSBENCH_THREADS must be a positive whole number, not 'two'"):
         Settings.from_environment({"DISTRESSBENCH_THREADS": "two"})
 
 

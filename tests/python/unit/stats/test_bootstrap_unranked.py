@@ -29,7 +29,9 @@ def test_an_unranked_model_gets_its_own_intervals_and_nothing_else(inputs: tuple
     mine = rows[(rows["model_id"] == "model-002") | (rows["other_model_id"] == "model-002")]
     assert set(mine["statistic"]) == {"model_score", "dimension_score"}  # the fixture has no subcategories
     assert mine["other_model_id"].isna().all()
-    ((low, estimate, high),) = mine.loc[mine["statistic"] == "model_score", ["ci_low", "estimate", "ci_high"]].to_numpy()
+    ((low, estimate, high),) = mine.loc[
+        mine["statistic"] == "model_score", ["ci_low", "estimate", "ci_high"]
+    ].to_numpy()
     assert estimate == pytest.approx(cells.loc[cells["model_id"] == "model-002", "score"].mean(), abs=1e-12)
     assert low <= estimate <= high and low < high
 
