@@ -21,7 +21,6 @@ from distressbench.gate.staging import link_release
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
 from distressbench.runner.dbt_process import PID_FILE, DbtProcess, end_leftover
-from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
 from fixtures.processes import alive, wait_for
 from fixtures.release_factory import make_release
 
@@ -40,31 +39,6 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_release(root / "a", release_id="fixture-a")
     make_release(root / "b", release_id="fixture-b")
     return root
-
-
-def test_settings_come_from_the_environment_once_with_one_default_each() -> None:
-    assert Settings.from_environment({}) == Settings()
-    assert (Settings().warehouse, Settings().memory_limit, Settings().dbt_threads) == (
-        DEFAULT_WAREHOUSE,
-        DEFAULT_MEMORY_LIMIT,
-        None,
-    )
-    given = Settings.from_environment(
-        {
-            "DISTRESSBENCH_WAREHOUSE": "/w/x.duckdb",
-            "DISTRESSBENCH_MEMORY_LIMIT": "900MB",
-            "DISTRESSBENCH_THREADS": "3",
-            "DISTRESSBENCH_DEBUG": "1",
-        }
-    )
-    assert (given.warehouse, given.memory_limit, given.dbt_threads, given.debug) == (
-        Path("/w/x.duckdb"),
-        "900MB",
-        3,
-        True,
-    )
-    with pytest.raises(ValueError, match="DISTRESSBENCH_THREADS must be a positive whole number, not 'two'"):
-        Settings.from_environment({"DISTRESSBENCH_THREADS": "two"})
 
 
 @pytest.mark.integration

@@ -23,9 +23,6 @@ from fixtures.markdown_table import read_markdown_table
 HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
 
-# --------------------------------------------------------------------------- helpers
-
-
 @pytest.fixture(scope="module")
 def marts(hostile_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = duckdb.connect(str(hostile_warehouse), read_only=True)
@@ -76,9 +73,6 @@ def _interval(cell: str) -> tuple[float, float]:
 
 def _shown(cell: str, fraction: float) -> bool:
     return abs(_percent(cell) - 100 * fraction) <= HALF_STEP
-
-
-# --------------------------------------------------------------------------- export
 
 
 # Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
@@ -142,16 +136,6 @@ def test_out_dash_prints_every_table_and_a_folder_is_named(
     out, err = capsys.readouterr()
     assert out.splitlines() == [str(folder / f.name) for f in files]
     assert err == f"tables: wrote {len(TABLES)} {fmt} files to {folder}{os.sep}\n"
-
-
-def test_the_help_names_the_default_folder_and_stdout(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        cli.main(["tables", "--help"])
-    text = " ".join(capsys.readouterr().out.split())
-    assert "(default: reports/tables)" in text and "- prints every table to stdout" in text
-
-
-# --------------------------------------------------------------------------- CSV round trip
 
 
 def test_csv_t1_equals_corpus_stats(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
@@ -270,9 +254,6 @@ def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.
     p = {r["metric"]: tuple(_num(r[f]) for f in fields_p) for r in p_rows}
     expected_p = _rows(marts, f"select metric, {', '.join(fields_p)} from marts.headline_metrics")
     assert p == {m: tuple(rest) for m, *rest in expected_p}
-
-
-# --------------------------------------------------------------------------- Markdown and LaTeX
 
 
 def test_markdown_t2_one_row_per_model_plus_reference(

@@ -14,8 +14,11 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from fixtures.cli_calls import sql
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
+
+
 MARTS = (
     "cell_scores",
     "corpus_stats",
@@ -37,14 +40,9 @@ MARTS = (
     "release_changes",
     "headline_changes",
 )
+
+
 EMPTY_WITHOUT_HISTORY = ("release_changes", "headline_changes")  # a fresh warehouse has no earlier release
-
-
-def sql(warehouse: Path, query: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main(["sql", query, "--warehouse", str(warehouse)])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
@@ -58,9 +56,6 @@ def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
-
-
-# --------------------------------------------------------------------------- sql: read-only in fact
 
 
 def test_every_mart_reads_through_sql(hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,9 +172,6 @@ def test_sql_reads_describe_and_explain(hostile_warehouse: Path, capsys: pytest.
         assert out.strip(), statement
 
 
-# --------------------------------------------------------------------------- --help
-
-
 @pytest.mark.integration
 def test_help_lists_exactly_the_registered_commands() -> None:
     parser = cli._parser()
@@ -190,20 +182,6 @@ def test_help_lists_exactly_the_registered_commands() -> None:
     assert listed == list(sub.choices)
     assert {"synth", "gate", "build", "submit", "sql", "tables", "report", "show"} <= set(listed)
     assert re.search(r"\bbench\b", done.stdout) is None
-
-
-def test_the_readme_command_table_names_every_option_of_every_command() -> None:
-    """README's table is where a new user looks first: each command's row names all its options."""
-    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `distressbench ([\w-]+)(.*?)` \|", readme, re.MULTILINE))
-    assert rows.keys() == sub.choices.keys()
-    for name, parser in sub.choices.items():
-        options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
-        assert options <= set(re.findall(r"--[\w-]+", rows[name])), name
-
-
-# --------------------------------------------------------------------------- one-line errors
 
 
 @pytest.mark.integration
@@ -264,18 +242,6 @@ def test_submit_with_a_missing_folder(missing: str, tmp_path: Path) -> None:
     done = run_cli("submit", str(folders["base release"]), str(folders["submission"]), "--out", str(tmp_path / "out"))
     assert one_line_error(done) == f"submit: no such {missing} folder: {folders[missing]}"
     assert done.returncode == 2 and not (tmp_path / "out").exists()
-
-
-def test_an_unexpected_error_is_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("something\nbroke")
-
-    monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", broken)
-    monkeypatch.delenv("DISTRESSBENCH_DEBUG", raising=False)
-    assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 1
-    assert capsys.readouterr().err == "tables: something broke\n"
 
 
 def test_sql_cannot_overwrite_a_file_of_the_published_release(
