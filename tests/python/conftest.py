@@ -23,11 +23,13 @@ from fixtures.release_factory import make_release
 settings.register_profile("deterministic", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.load_profile("deterministic")
 
-# the session's published warehouse (hostile_warehouse, of hostile_release), built on first
-# use; the models compiled once to run on DuckDB directly (compiled_models); the dbt process
-# for the gate (shared_gate) and the gate run on it or its file stages alone (gate_run,
-# files_run); a small warehouse for `sql` (small_warehouse); a split release (split)
+# the session's published warehouses (hostile_warehouse, of hostile_release;
+# small_synthetic_warehouse), each built once for the session, across workers; the models
+# compiled once to run on DuckDB directly (compiled_models); the dbt process for the gate
+# (shared_gate) and the gate run on it or its file stages alone (gate_run, files_run); a small
+# warehouse for `sql` (small_warehouse); a split release (split)
 pytest_plugins = [
+    "fixtures.session_warehouses",
     "fixtures.hostile_warehouse",
     "fixtures.compiled_models",
     "fixtures.gate_fixture",
@@ -38,7 +40,9 @@ pytest_plugins = [
 
 UNIT_FOLDER = Path(__file__).resolve().parent / "unit"
 # fixtures that start a process or build a warehouse: no unit test asks for one
-PROCESS_FIXTURES = frozenset({"hostile_warehouse", "hostile_release", "shared_gate", "compiled_models"})
+PROCESS_FIXTURES = frozenset(
+    {"hostile_warehouse", "hostile_release", "small_synthetic_warehouse", "shared_gate", "compiled_models"}
+)
 
 SPARK_OUTCOMES: list[str] = []
 
