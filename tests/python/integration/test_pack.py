@@ -1,5 +1,6 @@
 """`distressbench pack`: the fixture release's tables, written by each writer a user may have,
-packed into a release that passes the gate and holds the same rows; each refusal by name."""
+packed into a release that passes the gate and holds the same rows; a release the gate
+refuses is not written (the refusals of what pack cannot read: tests/python/unit/test_pack_refusals.py)."""
 
 from __future__ import annotations
 

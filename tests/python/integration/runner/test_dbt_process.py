@@ -1,6 +1,5 @@
-"""The build as a process: settings read once, a stopped build leaves nothing running, an
-unwritable warehouse folder is refused at once, any path works, and dbt in a new folder
-parses partially."""
+"""The build as a process: a stopped build leaves nothing running, an unwritable warehouse
+folder is refused at once, any path works, and dbt in a new folder parses partially."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The gate reads a column's type from the Parquet schema: strings however encoded (large,
 view, dictionary; pandas 3 and polars write large_string) are strings, with or without the
-embedded Arrow schema; and two manifest/file rules: sha256 in either case, and no release
-file that is a symlink leading out of the release folder."""
+embedded Arrow schema; and two manifest/file rules: sha256 in either case, and a symlink
+inside the release folder is accepted (the whole gate on such releases, and a symlink out of
+the folder: tests/python/integration/gate/test_gate_encodings_staged.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The Spark stages' process, without Spark: the environment it is given, and a stage's
-failure in it said as the build says every stage's failure."""
+"""The Spark stages' process, without Spark: the environment it is given (a stage's failure
+in it: tests/python/integration/publish/test_spark_stage_failure.py)."""
 
 from __future__ import annotations
 
