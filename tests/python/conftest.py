@@ -76,7 +76,7 @@ def _a_unit_test_starts_no_process(request: pytest.FixtureRequest, monkeypatch: 
         return
 
     def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError(f"a unit test starts no process (mark it integration): {args[:1]}")
+        raise AssertionError(f"a unit test starts no process (move it to tests/python/integration): {args[:1]}")
 
     monkeypatch.setattr(subprocess, "Popen", refuse)
 

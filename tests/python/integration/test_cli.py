@@ -58,6 +58,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
 
 
+# --------------------------------------------------------------------------- sql: read-only in fact
+
+
 def test_every_mart_reads_through_sql(hostile_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with duckdb.connect(str(hostile_warehouse), read_only=True) as connection:
         names = {
@@ -172,7 +175,9 @@ def test_sql_reads_describe_and_explain(hostile_warehouse: Path, capsys: pytest.
         assert out.strip(), statement
 
 
-@pytest.mark.integration
+# --------------------------------------------------------------------------- --help
+
+
 def test_help_lists_exactly_the_registered_commands() -> None:
     parser = cli._parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -184,7 +189,9 @@ def test_help_lists_exactly_the_registered_commands() -> None:
     assert re.search(r"\bbench\b", done.stdout) is None
 
 
-@pytest.mark.integration
+# --------------------------------------------------------------------------- one-line errors
+
+
 def test_gate_report_pointing_at_a_folder(good_release: Path, tmp_path: Path) -> None:
     line = one_line_error(run_cli("gate", str(good_release), "--report", str(tmp_path)))
     assert line == f"gate: --report {tmp_path} is a folder; give a file name"
@@ -207,7 +214,6 @@ def _warehouse_command_args(command: str, tmp_path: Path) -> list[str]:
     return {"sql": ["select 1"], "show": ["t1"]}.get(command, ["--out", str(tmp_path / "out")])
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("command", ["tables", "report", "sql", "show"])
 def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
     extra = _warehouse_command_args(command, tmp_path)
@@ -215,7 +221,6 @@ def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
     assert line.startswith(f"{command}: no warehouse at {tmp_path / 'none.duckdb'}")
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("command", ["tables", "report", "sql", "show"])
 @pytest.mark.parametrize("kind", ["text", "folder", "empty database"])
 def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path: Path) -> None:
@@ -234,7 +239,6 @@ def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path
         assert warehouse.read_text() == "not a database\n"
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("missing", ["base release", "submission"])
 def test_submit_with_a_missing_folder(missing: str, tmp_path: Path) -> None:
     folders = {"base release": tmp_path / "base", "submission": tmp_path / "submission"}

@@ -11,7 +11,6 @@ from fixtures.cli_calls import LONG, run
 from fixtures.release_factory import edit_manifest
 
 
-@pytest.mark.integration
 def test_the_gate_quotes_a_prefix_of_a_long_manifest_value(
     good_release: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,7 +30,6 @@ def _assert_same_rows(release: Path) -> None:
         assert written.to_pylist() == data.to_pylist(), table
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_pack_writes_a_release_that_passes_the_gate(shared_gate: SharedGate, tmp_path: Path, writer: str) -> None:
     source = write_source(tmp_path / "source", WRITERS[writer])
@@ -46,7 +45,6 @@ def test_pack_writes_a_release_that_passes_the_gate(shared_gate: SharedGate, tmp
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-@pytest.mark.integration
 @pytest.mark.spark
 def test_pack_reads_a_spark_output_folder(shared_gate: SharedGate, tmp_path: Path) -> None:
     """Each table as Spark writes it: a folder of part-*.parquet files beside _SUCCESS and .crc files."""
@@ -74,7 +72,10 @@ def test_pack_reads_a_spark_output_folder(shared_gate: SharedGate, tmp_path: Pat
         assert sorted(map(repr, written.to_pylist())) == sorted(map(repr, data.to_pylist())), table
 
 
-@pytest.mark.integration
+# --------------------------------------------------------------------------------------
+# refusals
+
+
 def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     """Types fit but a value rule breaks (a weight of 0): the gate's own failure, nothing written."""
     source = write_source(tmp_path / "source", WRITERS["pyarrow"])
@@ -86,7 +87,6 @@ def test_a_release_the_gate_refuses_is_not_written(tmp_path: Path) -> None:
     assert ("criteria", "weight") in {(t, c) for _, t, c, _, _ in failures}
 
 
-@pytest.mark.integration
 def test_an_empty_csv_field_where_the_contract_wants_text_is_named_in_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,7 +107,6 @@ def test_an_empty_csv_field_where_the_contract_wants_text_is_named_in_a_note(
     assert capsys.readouterr().err == f"pack: note: {done.notes[0]}\n"
 
 
-@pytest.mark.integration
 def test_the_pack_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = write_source(tmp_path / "source", WRITERS["csv"])
     assert cli.main(["pack", str(source), "--out", str(tmp_path / "r1"), "--synthetic"]) == 0

@@ -11,6 +11,8 @@ import pytest
 
 from distressbench import cli
 
+# --------------------------------------------------------------------------- --help
+
 
 def test_the_readme_command_table_names_every_option_of_every_command() -> None:
     """README's table is where a new user looks first: each command's row names all its options."""
@@ -21,6 +23,9 @@ def test_the_readme_command_table_names_every_option_of_every_command() -> None:
     for name, parser in sub.choices.items():
         options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
         assert options <= set(re.findall(r"--[\w-]+", rows[name])), name
+
+
+# --------------------------------------------------------------------------- one-line errors
 
 
 def test_an_unexpected_error_is_one_line(

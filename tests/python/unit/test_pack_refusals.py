@@ -17,6 +17,9 @@ from distressbench.pack import PackRefused, pack
 from fixtures.pack_sources import WRITERS, pack_refusals, write_source
 from fixtures.release_factory import build_tables
 
+# --------------------------------------------------------------------------------------
+# refusals
+
 
 def test_a_value_that_does_not_fit_its_type_is_refused(tmp_path: Path) -> None:
     """weight 2.5 and 3e9 do not fit int32 (pandas floats and int64): never cast, named by key."""

@@ -41,6 +41,10 @@ from fixtures.release_factory import (
 T1, T2, T3, T4, T5, T6 = TASK_IDS
 
 
+# --------------------------------------------------------------------------------------
+# helpers
+
+
 def run_command(release: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """`distressbench gate` itself (its own dbt process)."""
     code = cli.main(["gate", str(release)])
@@ -104,7 +108,10 @@ def add_criteria(release: Path, task: int, n: int) -> None:
     put(release, "judge_labels", pd.concat([frame(release, "judge_labels"), labels], ignore_index=True))
 
 
-@pytest.mark.integration
+# --------------------------------------------------------------------------------------
+# the valid release, usage, report
+
+
 def test_good_release_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run_command(good_release, capsys)
     assert code == 0, out
@@ -130,7 +137,6 @@ def test_folder_name_with_glob_characters(tmp_path: Path, gate_run: GateRun) -> 
     assert code == 0, out
 
 
-@pytest.mark.integration
 def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == criterion_id(1, 2), "weight", 21))
     report_path = tmp_path / "out" / "gate.json"
@@ -158,12 +164,15 @@ def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert stages == {"manifest", "schema", "values"}
 
 
-@pytest.mark.integration
 def test_run_gate_returns_the_report_quietly(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = gate(good_release, None, Settings(), echo=False)
     assert report.passed and report.failures == []
     assert capsys.readouterr().out == ""
     assert report.to_json()["n_failed"] == 0
+
+
+# --------------------------------------------------------------------------------------
+# manifest and files
 
 
 def test_missing_file(good_release: Path, gate_run: GateRun) -> None:
@@ -176,7 +185,6 @@ def test_missing_file(good_release: Path, gate_run: GateRun) -> None:
     assert "SKIP 8 value checks reading calibration_labels: calibration_labels did not pass" in out
 
 
-@pytest.mark.integration
 def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "gate.json"
     assert cli.main(["gate", str(tmp_path), "--report", str(report)]) == 1
@@ -284,6 +292,10 @@ def test_a_release_without_a_ranked_model(good_release: Path, gate_run: GateRun)
     )
 
 
+# --------------------------------------------------------------------------------------
+# columns and types
+
+
 def test_null_weight(good_release: Path, gate_run: GateRun) -> None:
     target = criterion_id(4, 2)
     row = read_table(good_release, "criteria")["criterion_id"].to_pylist().index(target)
@@ -291,6 +303,10 @@ def test_null_weight(good_release: Path, gate_run: GateRun) -> None:
     assert_fails(
         good_release, gate_run, "not_null criteria.weight", "1 row with a null weight", f"{quote(target)} (row {row})"
     )
+
+
+# --------------------------------------------------------------------------------------
+# rubric
 
 
 @pytest.mark.parametrize("weight", [0, 21, -3])
@@ -332,6 +348,10 @@ def test_task_without_criteria(good_release: Path, gate_run: GateRun) -> None:
     for k in range(7):  # task 6 has 7
         drop_criterion(good_release, criterion_id(5, k))
     assert_fails(good_release, gate_run, "criteria_per_task criteria.task_id", f"{quote(T6)} (0)")
+
+
+# --------------------------------------------------------------------------------------
+# keys
 
 
 def _duplicate_row(where: Callable[[pd.DataFrame], pd.Series]) -> Callable[[pd.DataFrame], pd.DataFrame]:
@@ -465,6 +485,10 @@ def test_duplicate_reply(good_release: Path, gate_run: GateRun) -> None:
 GHOST = "T-ghost'; --"
 
 
+# --------------------------------------------------------------------------------------
+# references
+
+
 @pytest.mark.parametrize(
     ("table", "row", "label", "named"),
     [
@@ -572,6 +596,10 @@ def test_label_on_criterion_of_another_task(good_release: Path, gate_run: GateRu
     assert line.count(quote(foreign)) == 1
 
 
+# --------------------------------------------------------------------------------------
+# completeness
+
+
 def test_missing_reply(good_release: Path, gate_run: GateRun) -> None:
     gone = response_id(1, 2)
     for table in ("responses", "judge_labels", "calibration_labels"):
@@ -634,6 +662,10 @@ def test_missing_labels_for_a_whole_reply(good_release: Path, gate_run: GateRun)
         f"({quote(reply)}, {quote(criterion_id(4, 0))})",
     )
     assert line.split(": ")[1].startswith("8 (reply, criterion of its task) pairs")  # task 5 has 8 criteria
+
+
+# --------------------------------------------------------------------------------------
+# values
 
 
 @pytest.mark.parametrize("table", ["judge_labels", "calibration_labels"])
@@ -758,6 +790,10 @@ def test_negative_sample_index(good_release: Path, gate_run: GateRun) -> None:
     )
 
 
+# --------------------------------------------------------------------------------------
+# turns
+
+
 def test_turns_with_a_gap(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "turns", lambda d: set_cell(d, (d.task_id == T2) & (d.turn_index == 2), "turn_index", 3))
     assert_fails(
@@ -852,6 +888,10 @@ def test_many_offenders_are_counted_and_capped(good_release: Path, gate_run: Gat
     assert line.endswith(f"and {n - 20} more")
 
 
+# --------------------------------------------------------------------------------------
+# hardening: inputs that crashed, hung or slipped through
+
+
 def run_within(seconds: int, release: Path) -> tuple[int, str]:
     """The gate in a child process, failing the test instead of hanging when it blocks."""
     try:
@@ -866,7 +906,6 @@ def run_within(seconds: int, release: Path) -> tuple[int, str]:
     return done.returncode, done.stdout
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("name", ["judge_labels.parquet", "redteam_transcripts.parquet"])
 def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_release: Path, name: str) -> None:
     (good_release / name).unlink()
@@ -879,7 +918,6 @@ def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_rel
 UNDER_PYTHON_C = "import sys; from distressbench.cli import main; sys.exit(main())"
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize(("command", "done_line"), [("gate", "gate PASSED"), ("build", "published ")])
 def test_under_python_c_a_gate_or_build_passes(
     good_release: Path, tmp_path: Path, command: str, done_line: str
@@ -899,7 +937,6 @@ def test_under_python_c_a_gate_or_build_passes(
     assert done_line in done.stdout
 
 
-@pytest.mark.integration
 def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release: Path) -> None:
     """pyspark's Spark Connect module, which GX imports, ends a process from its import when
     __main__ has no file and grpc is missing; the spark extra installs pyspark with its
@@ -912,7 +949,6 @@ def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release
     assert "gate PASSED" in done.stdout
 
 
-@pytest.mark.integration
 def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> None:
     (good_release / "manifest.json").unlink()
     os.mkfifo(good_release / "manifest.json")

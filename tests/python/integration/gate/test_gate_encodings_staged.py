@@ -49,6 +49,10 @@ def test_submit_accepts_strings_however_encoded(shared_gate: SharedGate, tmp_pat
         ), table
 
 
+# --------------------------------------------------------------------------------------
+# sha256 in either case; release files inside the release folder
+
+
 def test_a_symlink_out_of_the_release_folder_is_refused_by_name(shared_gate: SharedGate, tmp_path: Path) -> None:
     release = make_release(tmp_path / "release")
     elsewhere = tmp_path / "elsewhere"

@@ -8,7 +8,6 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from distressbench.gate.staging import DbtStaging, link_folder
 from distressbench.release import contract
@@ -17,7 +16,6 @@ from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 
 
-@pytest.mark.integration
 def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Path) -> None:
     release = write_release(tmp_path / "release", SynthConfig(seed=3, n_tasks=12, n_models=2))
     responses = pq.read_table(release / "responses.parquet")

@@ -8,10 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-
-@pytest.mark.integration
 def test_a_reader_that_stops_early_ends_the_command_quietly(small_warehouse: Path) -> None:
     """`distressbench sql ... | head -1`: the rest of the output has nowhere to go; the command
     ends as a program ended by SIGPIPE does (exit 141), with nothing on stderr."""

@@ -23,6 +23,9 @@ from fixtures.markdown_table import read_markdown_table
 HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
 
+# --------------------------------------------------------------------------- helpers
+
+
 @pytest.fixture(scope="module")
 def marts(hostile_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = duckdb.connect(str(hostile_warehouse), read_only=True)
@@ -95,6 +98,9 @@ write_report(warehouse, out / "report.html")
 """
 
 
+# --------------------------------------------------------------------------- export
+
+
 def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(hostile_warehouse: Path, tmp_path: Path) -> None:
     """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
     script = tmp_path / "render.py"
@@ -136,6 +142,9 @@ def test_out_dash_prints_every_table_and_a_folder_is_named(
     out, err = capsys.readouterr()
     assert out.splitlines() == [str(folder / f.name) for f in files]
     assert err == f"tables: wrote {len(TABLES)} {fmt} files to {folder}{os.sep}\n"
+
+
+# --------------------------------------------------------------------------- CSV round trip
 
 
 def test_csv_t1_equals_corpus_stats(exported: dict[str, Path], marts: duckdb.DuckDBPyConnection) -> None:
@@ -254,6 +263,9 @@ def test_csv_t7_a1_p_equal_their_marts(exported: dict[str, Path], marts: duckdb.
     p = {r["metric"]: tuple(_num(r[f]) for f in fields_p) for r in p_rows}
     expected_p = _rows(marts, f"select metric, {', '.join(fields_p)} from marts.headline_metrics")
     assert p == {m: tuple(rest) for m, *rest in expected_p}
+
+
+# --------------------------------------------------------------------------- Markdown and LaTeX
 
 
 def test_markdown_t2_one_row_per_model_plus_reference(

@@ -11,7 +11,6 @@ from distressbench.publish.spark_stages import SparkStages
 from distressbench.publish.stages import StageFailed
 
 
-@pytest.mark.integration
 def test_a_stage_that_fails_in_the_spark_process_fails_the_build_at_that_stage(tmp_path: Path) -> None:
     stages = SparkStages.start(tmp_path / "release", tmp_path)
     try:

@@ -40,14 +40,12 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.integration
 def test_a_gate_writes_nothing_into_the_environment(releases: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = dict(os.environ)
     assert cli.main(["gate", str(releases / "a")]) == 0
     assert dict(os.environ) == before
 
 
-@pytest.mark.integration
 def test_an_unwritable_warehouse_folder_is_refused_before_any_stage(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -86,7 +84,6 @@ def _start_build(release: Path, warehouse: Path, output: Path) -> tuple[subproce
     return build, int(pid_file.read_text())
 
 
-@pytest.mark.integration
 def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -101,7 +98,6 @@ def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     assert _published_release(warehouse) == "fixture-b"
 
 
-@pytest.mark.integration
 def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -113,7 +109,6 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     assert _published_release(warehouse) == "fixture-b"
 
 
-@pytest.mark.integration
 def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path) -> None:
     """end_leftover ends a process whose command is dbt's (as a build killed before the
     kernel could end its child would leave) and leaves any other pid alone."""
@@ -132,7 +127,6 @@ def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path
         other.wait()
 
 
-@pytest.mark.integration
 def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,7 +138,6 @@ def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     assert _published_release(warehouse) == "fixture-odd"
 
 
-@pytest.mark.integration
 def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
     releases: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -79,6 +79,10 @@ def test_bytes_that_are_not_utf8_text_are_not_strings(tmp_path: Path) -> None:
     ]
 
 
+# --------------------------------------------------------------------------------------
+# sha256 in either case; release files inside the release folder
+
+
 def test_upper_case_sha256_is_accepted(tmp_path: Path) -> None:
     release = make_release(tmp_path / "release")
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))

@@ -22,6 +22,9 @@ from fixtures.release_factory import (
     rewrite_table,
 )
 
+# --------------------------------------------------------------------------------------
+# the valid release, usage, report
+
 
 def test_missing_folder_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["gate", str(tmp_path / "nowhere")]) == 2
@@ -32,6 +35,10 @@ def test_missing_argument_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["gate"])
     assert exit_info.value.code == 2
+
+
+# --------------------------------------------------------------------------------------
+# manifest and files
 
 
 def test_extra_file(good_release: Path, files_run: FilesRun) -> None:
@@ -126,6 +133,10 @@ def test_row_count_mismatch(good_release: Path, files_run: FilesRun) -> None:
     )
 
 
+# --------------------------------------------------------------------------------------
+# columns and types
+
+
 def test_missing_column(good_release: Path, files_run: FilesRun) -> None:
     rewrite_table(good_release, "criteria", read_table(good_release, "criteria").drop_columns(["text"]))
     assert_fails(good_release, files_run, "schema_columns criteria.text", "criteria.parquet lacks column text")
@@ -147,6 +158,10 @@ def test_weight_of_another_type(good_release: Path, files_run: FilesRun, arrow_t
     assert_fails(good_release, files_run, "schema_types criteria.weight", f"weight is {shown}, expected int32")
 
 
+# --------------------------------------------------------------------------------------
+# values
+
+
 def test_a_range_check_on_narrow_numbers_names_the_rows_out_of_range() -> None:
     """Columns read as int32 or float32 (as the release's are) get the same outcome from GX's
     range check as any other: the rows out of range, by index."""
@@ -165,6 +180,10 @@ def test_a_range_check_on_narrow_numbers_names_the_rows_out_of_range() -> None:
     )
     assert (weight.success, weight.unexpected_count, weight.unexpected_index) == (False, 2, [1, 2])
     assert (share.success, share.unexpected_count, share.unexpected_index) == (False, 1, [1])
+
+
+# --------------------------------------------------------------------------------------
+# hardening: inputs that crashed, hung or slipped through
 
 
 def _raw_manifest(release: Path) -> str:

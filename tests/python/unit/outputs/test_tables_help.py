@@ -6,6 +6,8 @@ import pytest
 
 from distressbench import cli
 
+# --------------------------------------------------------------------------- export
+
 
 def test_the_help_names_the_default_folder_and_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
