@@ -14,8 +14,13 @@ task bootstrap). On the built warehouse, `distressbench sql` with a one-row quer
 against `python -c` with duckdb alone, --sql-repeats times each. Ratios are taken within a
 run, then their median over --runs (fewer at 100x with --runs-100x).
 
+With --profile it measures where one build's time goes instead (scripts/benchmarks/profile.py):
+the gate's stages, from its check lines stamped as they arrive, and dbt's nodes by kind, from
+the build's run_results.json; it writes the profile part of docs/benchmarks.md.
+
     .venv/bin/python scripts/benchmark.py                   # everything, writes docs/benchmarks.md
     .venv/bin/python scripts/benchmark.py --scales 1 --runs 1 --no-doc
+    .venv/bin/python scripts/benchmark.py --profile --scales 1   # where the time goes at 1x
 """
 
 from __future__ import annotations
@@ -121,12 +126,9 @@ def _slowest_nodes(target: Path, n: int = 8) -> list[tuple[str, float]]:
 
 def _build_stages(log: Path) -> dict[str, float]:
     """The build's own stage times, from its '[stage] done in x s' lines."""
-    stages: dict[str, float] = {}
-    for line in log.read_text(errors="replace").splitlines():
-        if line.startswith("[") and "] done in " in line:
-            name, _, rest = line[1:].partition("] done in ")
-            stages[name] = float(rest.split()[0])
-    return stages
+    from benchmarks.profile import build_stages
+
+    return build_stages(log.read_text(errors="replace").splitlines())
 
 
 def run_size(
@@ -345,7 +347,12 @@ def main() -> int:
     parser.add_argument(
         "--from-json", type=Path, default=None, help="write the doc from a --json file of an earlier run"
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="where one build's time goes, per --scales (writes its own part)"
+    )
     args = parser.parse_args()
+    if args.profile:
+        return run_profile(args)
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
         print(table(saved["rows"]))
@@ -387,6 +394,42 @@ def main() -> int:
     return 0
 
 
+def run_profile(args: argparse.Namespace) -> int:
+    """--profile: each of --scales profiled once; the doc's profile part written unless --no-doc."""
+    work = args.work or Path(tempfile.mkdtemp(prefix="distressbench-profile-"))
+    info = machine()
+    from benchmarks.profile import profile_doc, profile_size
+
+    try:
+        rows = [
+            profile_size(f"tasks {s}x", BASE_TASKS * int(s), BASE_MODELS, CLI, work / f"profile-{s}x")
+            for s in args.scales.split(",")
+            if s
+        ]
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
+    text = profile_doc(rows, info)
+    print(text)
+    if not args.no_doc:
+        replace_part("profile", text)
+    return 0
+
+
+def replace_part(part: str, text: str) -> None:
+    """Replace the text between docs/benchmarks.md's markers `<!-- {part}: start -->` and
+    `<!-- {part}: end -->`, keeping the rest."""
+    doc = ROOT / "docs" / "benchmarks.md"
+    start, end = f"<!-- {part}: start -->", f"<!-- {part}: end -->"
+    before, found, rest = doc.read_text(encoding="utf-8").partition(start)
+    if not found:
+        raise SystemExit(f"docs/benchmarks.md has no {start} marker")
+    _, _, after = rest.partition(end)
+    doc.write_text(f"{before}{start}\n{text}\n{end}{after}", encoding="utf-8")
+
+
 def save_json(path: Path, info: dict[str, str], rows: list[dict[str, Any]]) -> None:
     """The machine and the rows measured so far, as `--from-json` reads them."""
     path.write_text(json.dumps({"machine": info, "rows": rows}, indent=1, default=str))
@@ -394,14 +437,11 @@ def save_json(path: Path, info: dict[str, str], rows: list[dict[str, Any]]) -> N
 
 def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
     """Replace the measured part of docs/benchmarks.md (between the markers), keep the prose."""
-    doc = ROOT / "docs" / "benchmarks.md"
-    start, end = "<!-- measured: start -->", "<!-- measured: end -->"
     nodes = "\n".join(
         f"- {r['label']}: " + ", ".join(f"{name} {seconds} s" for name, seconds in r["nodes"]) for r in rows
     )
     ends = f", at the end {info['load_end']}" if "load_end" in info else ""
     measured = (
-        f"{start}\n"
         f"Machine: {info['nproc']} cores ({info['cpu']}), {info['memory']} memory, Python {info['python']}; "
         f"{info['date']}; load average at the start {info['load']}{ends} (the machine is shared).\n\n"
         f"{table(rows)}\n\n"
@@ -411,12 +451,9 @@ def write_doc(rows: list[dict[str, Any]], info: dict[str, str]) -> None:
         "Stages of the first build (seconds, median):\n\n"
         f"{profile(rows)}\n\n"
         "Slowest dbt nodes per size (seconds, last run, from dbt's run_results.json):\n\n"
-        f"{nodes}\n{end}"
+        f"{nodes}"
     )
-    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Performance\n\n{start}\n{end}\n"
-    before, _, rest = text.partition(start)
-    _, _, after = rest.partition(end)
-    doc.write_text(before + measured + after, encoding="utf-8")
+    replace_part("measured", measured)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,21 @@
 """Shared fixtures: a small valid release built by hand (see release_factory), the session's
 published warehouses and its one dbt process for the gate (fixtures/); the tiers.
 
-The tiers: a test under unit/ is marked `unit` unless it is marked `integration` or reads one
-of the session's built warehouses; every other test is marked `integration`. A unit test
-starts no process (calling subprocess.Popen fails it); the gate's value checks run on the
-session's one dbt process (fixtures/gate_fixture.py), started before the test."""
+The tiers, by folder alone: a test under unit/ is marked `unit`, every other test
+`integration`. A unit test starts no process and builds no warehouse: calling
+subprocess.Popen fails it, and a test under unit/ that asks for a fixture that starts one (the
+gate's dbt process, the compiled models' dbt, a built warehouse) is a collection error. The
+tests that need them live under integration/, in the package's folders."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fixtures.release_factory import make_release
 
 # Property tests are deterministic: the same examples on every run and machine (derandomize,
 # no example database), no deadline (a build's time varies with the machine), and a failing
@@ -23,36 +23,48 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 settings.register_profile("deterministic", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.load_profile("deterministic")
 
-from fixtures.release_factory import make_release  # noqa: E402
-
-# the session's published warehouse (hostile_warehouse, of hostile_release), built on first
-# use; the models compiled once to run on DuckDB directly (compiled_models); and the dbt
-# process for the gate (shared_gate)
+# the session's published warehouses (hostile_warehouse, of hostile_release;
+# small_synthetic_warehouse), each built once for the session, across workers; the models
+# compiled once to run on DuckDB directly (compiled_models); the dbt process for the gate
+# (shared_gate) and the gate run on it or its file stages alone (gate_run, files_run); a small
+# warehouse for `sql` (small_warehouse); a split release (split)
 pytest_plugins = [
+    "fixtures.session_warehouses",
     "fixtures.hostile_warehouse",
     "fixtures.compiled_models",
     "fixtures.gate_fixture",
+    "fixtures.gate_runs",
+    "fixtures.cli_calls",
+    "fixtures.submission_factory",
 ]
 
 UNIT_FOLDER = Path(__file__).resolve().parent / "unit"
-# fixtures whose warehouse dbt builds: a test reading one is an integration test
-WAREHOUSE_FIXTURES = frozenset({"hostile_warehouse", "hostile_release"})
+# fixtures that start a process or build a warehouse: no unit test asks for one
+PROCESS_FIXTURES = frozenset(
+    {"hostile_warehouse", "hostile_release", "small_synthetic_warehouse", "shared_gate", "compiled_models"}
+)
 
 SPARK_OUTCOMES: list[str] = []
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test with its tier (see the module's docstring), and put the files holding
-    Spark tests first: the Spark file is the suite's longest, so one worker starts it while
-    the other runs the rest (pyproject.toml: one worker per core, each file on one)."""
+    """Mark each test with its tier, by its folder (see the module's docstring), and put the
+    files holding Spark tests first: the Spark file is the suite's longest, so one worker starts
+    it while the other runs the rest (pyproject.toml: one worker per core, each file on one)."""
+    misplaced = []
     for item in items:
-        if item.get_closest_marker("integration") is not None:
-            continue
-        fixtures = set(getattr(item, "fixturenames", ()))
-        if UNIT_FOLDER in item.path.parents and not fixtures & WAREHOUSE_FIXTURES:
+        if UNIT_FOLDER in item.path.parents:
             item.add_marker(pytest.mark.unit)
+            used = sorted(PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())))
+            if used or item.get_closest_marker("integration") is not None:
+                misplaced.append(f"{item.nodeid} ({', '.join(used) or 'marked integration'})")
         else:
             item.add_marker(pytest.mark.integration)
+    if misplaced:
+        raise pytest.UsageError(
+            f"{len(misplaced)} tests under tests/python/unit start a process or build a warehouse; "
+            f"move them to tests/python/integration: {'; '.join(misplaced[:5])}"
+        )
     spark_files = {item.path for item in items if item.get_closest_marker("spark") is not None}
     items.sort(key=lambda item: item.path not in spark_files)
 
@@ -64,7 +76,7 @@ def _a_unit_test_starts_no_process(request: pytest.FixtureRequest, monkeypatch: 
         return
 
     def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError(f"a unit test starts no process (mark it integration): {args[:1]}")
+        raise AssertionError(f"a unit test starts no process (move it to tests/python/integration): {args[:1]}")
 
     monkeypatch.setattr(subprocess, "Popen", refuse)
 

@@ -8,12 +8,8 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-import pytest
 
 from distressbench import settings
-from distressbench.publish.pipeline import build_release
-from distressbench.synth.config import SynthConfig
-from distressbench.synth.generate import write_release
 from fixtures.independent_cases import cases, criterion_pass_rates
 
 TOLERANCE = 1e-9
@@ -88,17 +84,8 @@ def test_fixture_release_drill_down_marts_match_pandas(hostile_warehouse: Path, 
         assert empty == 1 and rnr > 0 and splits > 0 and ties > 0
 
 
-@pytest.fixture(scope="module")
-def synthetic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("cases-synthetic")
-    release = write_release(root / "release", SynthConfig(seed=11, n_tasks=40, n_models=4))
-    warehouse = root / "warehouse.duckdb"
-    build_release(release, warehouse)
-    return release, warehouse
-
-
-def test_synthetic_release_drill_down_marts_match_pandas(synthetic: tuple[Path, Path]) -> None:
-    release, warehouse = synthetic
+def test_synthetic_release_drill_down_marts_match_pandas(small_synthetic_warehouse: tuple[Path, Path]) -> None:
+    release, warehouse = small_synthetic_warehouse
     with duckdb.connect(str(warehouse), read_only=True) as connection:
         _assert_matches(connection, release)
         (n_hardest,) = connection.execute(

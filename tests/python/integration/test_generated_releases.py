@@ -1,7 +1,7 @@
 """Full builds of releases drawn from the contract (fixtures/release_strategies.py): every
 drawn release gates, builds and publishes, and its marts equal the independent computation.
 A build takes tens of seconds, so few examples; the cheap properties of the same strategy
-(tests/python/unit/test_release_properties.py) draw many."""
+(tests/python/integration/release/test_release_properties.py) draw many."""
 
 from __future__ import annotations
 

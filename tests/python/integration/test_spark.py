@@ -41,7 +41,7 @@ import pytest
 from distressbench import settings
 from distressbench.settings import Settings
 from fixtures.processes import alive, wait_for
-from fixtures.release_factory import make_release, refresh_manifest
+from fixtures.release_factory import make_release
 from fixtures.spark_cluster import SparkCluster
 
 pytestmark = pytest.mark.spark
@@ -121,11 +121,11 @@ def _completed_tasks(cluster: SparkCluster) -> dict[str, int]:
     return {str(e["id"]): int(e["completedTasks"]) for e in cluster.executors()}  # type: ignore[call-overload]
 
 
-def _build_both(folder: Path, release: Path, cluster: SparkCluster, env: dict[str, str]) -> ClusterRun:
-    """The DuckDB build and the cluster build of `release`, and the cluster's tables exported."""
-    warehouse = folder / "duck.duckdb"
-    duck_build = _run([str(BIN / "distressbench"), "build", str(release), "--warehouse", str(warehouse)], env)
-    assert duck_build.returncode == 0, duck_build.stdout[-3000:] + duck_build.stderr[-3000:]
+def _build_on_the_cluster(
+    folder: Path, release: Path, warehouse: Path, cluster: SparkCluster, env: dict[str, str]
+) -> ClusterRun:
+    """The cluster build of `release` (whose DuckDB build is `warehouse`), and the cluster's
+    tables exported."""
     cluster.ensure_connect_server()
     before = _completed_tasks(cluster)
     changes = folder / "environ-changes.json"
@@ -157,17 +157,15 @@ def _environment(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def cluster_run(cluster: SparkCluster, tmp_path_factory: pytest.TempPathFactory) -> ClusterRun:
-    """A synthetic release (40 tasks, 4 models) without the optional red-team annex, on both
-    engines: the annex's absence is what Spark's source registration treats specially."""
+def cluster_run(
+    cluster: SparkCluster, small_synthetic_warehouse: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> ClusterRun:
+    """The session's small synthetic release (40 tasks, 4 models) without the optional red-team
+    annex, on both engines: the annex's absence is what Spark's source registration treats
+    specially. Its DuckDB build is the session's (fixtures/session_warehouses.py)."""
     folder = tmp_path_factory.mktemp("spark")
-    env = _environment(folder)
-    release = folder / "release"
-    synth = _run([str(BIN / "distressbench"), "synth", str(release), "--tasks", "40", "--models", "4"], env)
-    assert synth.returncode == 0, synth.stderr
-    (release / "redteam_transcripts.parquet").unlink()
-    refresh_manifest(release)
-    return _build_both(folder, release, cluster, env)
+    release, warehouse = small_synthetic_warehouse
+    return _build_on_the_cluster(folder, release, warehouse, cluster, _environment(folder))
 
 
 def _compare(run: ClusterRun) -> list[str]:

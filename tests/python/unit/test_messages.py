@@ -11,16 +11,7 @@ import pytest
 from distressbench import cli
 from distressbench.gate.results import quote
 from distressbench.messages import INPUT_PREFIX, LINE_PREFIX, error_line, shown
-from fixtures.release_factory import edit_manifest
-
-LONG = "t" * 10_000
-
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from fixtures.cli_calls import LONG, run
 
 
 def test_shown_quotes_a_short_input_whole_and_a_long_one_by_its_prefix() -> None:
@@ -37,7 +28,7 @@ def test_error_line_is_one_line_cut_at_its_prefix() -> None:
 
 
 def test_the_cli_error_line_quotes_a_prefix_of_a_long_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(capsys, "tables", "--warehouse", str(tmp_path / LONG), "--out", str(tmp_path / "out"))
+    code, out, err = run(capsys, "tables", "--warehouse", str(tmp_path / LONG), "--out", str(tmp_path / "out"))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"tables: {tmp_path}")
     assert len(err) < LINE_PREFIX + 100
@@ -52,7 +43,7 @@ def test_an_argument_error_quotes_a_prefix_of_the_arguments(capsys: pytest.Captu
 
 
 def test_sql_quotes_a_prefix_of_a_long_warehouse_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(capsys, "sql", "select 1", "--warehouse", str(tmp_path / LONG))
+    code, _, err = run(capsys, "sql", "select 1", "--warehouse", str(tmp_path / LONG))
     assert code == 2 and err.count("\n") == 1 and len(err) < LINE_PREFIX + 100
 
 
@@ -70,22 +61,9 @@ def test_show_quotes_a_prefix_of_a_long_task_or_model_id(tmp_path: Path, capsys:
             "create table marts.conversation_turns as select 'T-1' as task_id, 0 as turn_index, 'user' as role, "
             "'hello' as turn_text"
         )
-    code, out, err = _run(capsys, "show", LONG, "--warehouse", str(warehouse))
+    code, out, err = run(capsys, "show", LONG, "--warehouse", str(warehouse))
     assert code == 1 and out == ""
     assert err == f"show: no task {repr('t' * INPUT_PREFIX)}... (10,000 characters) in the warehouse; nearest: 'T-1'\n"
-    code, out, err = _run(capsys, "show", "T-1", "--model", LONG, "--warehouse", str(warehouse))
+    code, out, err = run(capsys, "show", "T-1", "--model", LONG, "--warehouse", str(warehouse))
     assert code == 1 and err.startswith("show: no model 'ttt") and "... (10,000 characters)" in err
     assert len(err) < LINE_PREFIX
-
-
-@pytest.mark.integration
-def test_the_gate_quotes_a_prefix_of_a_long_manifest_value(
-    good_release: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    edit_manifest(good_release, benchmark=LONG, release=LONG)
-    code, out, _ = _run(capsys, "gate", str(good_release))
-    assert code == 1
-    failed = [line for line in out.splitlines() if line.startswith("FAIL manifest_")]
-    assert {line.split()[1] for line in failed} >= {"manifest_benchmark", "manifest_release_id"}
-    assert all(len(line) < LINE_PREFIX for line in failed), [len(line) for line in failed]
-    assert all("... (10,000 characters)" in line for line in failed)

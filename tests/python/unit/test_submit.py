@@ -11,8 +11,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,51 +21,11 @@ import pytest
 
 from distressbench import cli
 from distressbench.release import contract, folders
-from distressbench.release.manifest import manifest_sha256, read_manifest
+from distressbench.release.manifest import read_manifest
 from distressbench.submit import MAX_RELEASE_ID, SubmissionRefused, derived_release_id, submit
-from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import MODEL_IDS, TASK_IDS, criterion_id, make_release, read_table
-from fixtures.submission_factory import split_release
-
-SUBMITTED = MODEL_IDS[1]
-
-
-@pytest.fixture
-def split(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """(original release, base, submission)."""
-    original = make_release(tmp_path / "original", release_id="fixture-original")
-    split_release(original, SUBMITTED, tmp_path / "base", tmp_path / "submission", base_id="fixture-base")
-    return original, tmp_path / "base", tmp_path / "submission"
-
-
-def _rows(release: Path, table: str) -> list[tuple[object, ...]]:
-    return sorted(read_table(release, table).to_pylist(), key=repr)  # type: ignore[arg-type]
-
-
-def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
-
-
-def test_a_valid_submission_gives_the_original_release_back(
-    shared_gate: SharedGate, split: tuple[Path, Path, Path], tmp_path: Path
-) -> None:
-    original, base, submission = split
-    out = tmp_path / "derived"
-    done = submit(base, submission, out, echo=False)
-    assert done.out_dir == out and out.is_dir()
-    assert shared_gate(out, echo=False).passed
-    for table in contract.release_files(original):
-        assert _rows(out, table) == _rows(original, table), table
-        assert pq.read_schema(out / contract.file_name(table)).equals(contract.SCHEMAS[table]), table
-    manifest = read_manifest(out)
-    assert manifest["release"] == done.release_id
-    assert manifest["derived_from"] == {"release": "fixture-base", "manifest_sha256": manifest_sha256(base)}
-    assert manifest["synthetic"] is True
-    for name, entry in manifest["files"].items():
-        assert entry["rows"] == pq.ParquetFile(out / name).metadata.num_rows
-    assert done.rows["models"] == len(MODEL_IDS) + 1
-    assert re.fullmatch(r"fixture-base-plus-[0-9a-f]{8}", done.release_id)
-    assert _leftovers(tmp_path) == []
+from fixtures.processes import ended_pid
+from fixtures.release_factory import MODEL_IDS, TASK_IDS, criterion_id, read_table
+from fixtures.submission_factory import leftovers
 
 
 def test_release_id_from_the_command_line(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
@@ -279,7 +237,7 @@ def test_a_broken_submission_is_refused_and_nothing_is_written(
     assert any(example in shown for shown in result.examples), result.examples
     assert words in result.message and example in result.message
     assert not out.exists()
-    assert _leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_an_existing_output_folder_is_not_overwritten(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
@@ -302,31 +260,29 @@ def test_a_broken_link_as_the_output_folder_is_refused(split: tuple[Path, Path, 
         submit(base, submission, out, echo=False)
     assert [c.check for c in refused.value.failures] == ["out_dir_new"]
     assert out.is_symlink() and not (tmp_path / "nowhere").exists()
-    assert _leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
-@pytest.mark.integration
 def test_a_killed_submissions_folder_is_removed_by_the_next_one(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """A submission killed mid-write leaves `.derived.<host>.<pid>.<random>.partial`; the next
     one into the same folder on the same host removes it once that process has ended, and
     keeps the folder of a live process, those of another output folder and those another
     host made (a process id of another machine says nothing here)."""
     _, base, submission = split
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
+    ended = ended_pid()
     host = folders.HOST
-    abandoned = tmp_path / f".derived.{host}.{ended.pid}.dead0001.partial"
+    abandoned = tmp_path / f".derived.{host}.{ended}.dead0001.partial"
     abandoned.mkdir()
     (abandoned / "judge_labels.parquet").write_bytes(b"half a file")
     kept = [
         tmp_path / f".derived.{host}.{os.getpid()}.11fe0002.partial",  # a submission still writing
-        tmp_path / f".derived.v2.{host}.{ended.pid}.dead0003.partial",  # output folder derived.v2's
-        tmp_path / f".derived.other-{host}.{ended.pid}.dead0004.partial",  # another machine's, writing
+        tmp_path / f".derived.v2.{host}.{ended}.dead0003.partial",  # output folder derived.v2's
+        tmp_path / f".derived.other-{host}.{ended}.dead0004.partial",  # another machine's, writing
     ]
     for folder in kept:
         folder.mkdir()
     submit(base, submission, tmp_path / "derived", echo=False)
-    assert _leftovers(tmp_path) == sorted(folder.name for folder in kept)
+    assert leftovers(tmp_path) == sorted(folder.name for folder in kept)
 
 
 def test_a_broken_base_release_is_refused(split: tuple[Path, Path, Path], tmp_path: Path) -> None:
@@ -366,22 +322,3 @@ def test_the_command_writes_the_release(
     assert code == 0
     assert "wrote release fx-2" in capsys.readouterr().out
     assert read_manifest(tmp_path / "derived")["release"] == "fx-2"
-
-
-@pytest.mark.integration
-@pytest.mark.parametrize("name", [None, "", " \t "])
-def test_a_model_without_a_display_name_or_provider_is_accepted(
-    shared_gate: SharedGate, split: tuple[Path, Path, Path], tmp_path: Path, name: str | None
-) -> None:
-    """The gate and submit apply the contract's one rule: display_name and provider may be null
-    or blank (tables then show the model_id)."""
-    _, base, submission = split
-    models = read_table(submission, "models")
-    for column in ("display_name", "provider"):
-        index = models.schema.get_field_index(column)
-        models = models.set_column(index, column, pa.array([name] * models.num_rows, pa.string()))
-    _write(submission, "models", models)
-    done = submit(base, submission, tmp_path / "derived", echo=False)
-    written = {row["model_id"]: row for row in read_table(done.out_dir, "models").to_pylist()}
-    assert (written[SUBMITTED]["display_name"], written[SUBMITTED]["provider"]) == (name, name)
-    assert shared_gate(done.out_dir, echo=False).passed

@@ -1,56 +1,14 @@
-"""The release's staging models as the gate has dbt run them (distressbench.gate.staging):
-the replies' blank test (is_blank) reads every kind of white space."""
+"""The gate's workspace (distressbench.gate.staging): one per checkout, held by one gate at a
+time. The staging run itself is tested in tests/python/integration/gate/test_staging_run.py."""
 
 from __future__ import annotations
 
 import fcntl
 from pathlib import Path
 
-import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
-from distressbench.gate.staging import DbtStaging, gate_workspace, link_folder
-from distressbench.release import contract
-from distressbench.runner.dbt_process import DbtProcess
-from distressbench.synth.config import SynthConfig
-from distressbench.synth.generate import write_release
-
-
-@pytest.mark.integration
-def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Path) -> None:
-    release = write_release(tmp_path / "release", SynthConfig(seed=3, n_tasks=12, n_models=2))
-    responses = pq.read_table(release / "responses.parquet")
-    contents = responses["content"].to_pylist()
-    contents[:4] = ["\x0c\r \t\n", " \n\tnot blank", "", "ends in white space \n"]
-    column = responses.schema.get_field_index("content")
-    edited = responses.set_column(column, "content", pa.array(contents, pa.string()))
-    pq.write_table(edited, release / "responses.parquet")
-    first = responses["response_id"].to_pylist()[:4]
-    tables = contract.release_files(release)
-    database, links = tmp_path / "gate.duckdb", link_folder(tmp_path)
-    dbt = DbtProcess.start(
-        database=database,
-        release_links=links,
-        log_dir=tmp_path / "dbt",
-        target_dir=tmp_path / "target",
-        threads=1,
-        memory_limit="1GB",
-    )
-    try:
-        built = DbtStaging(dbt, links, database)(release, tables, release / contract.MANIFEST)()
-    finally:
-        dbt.stop()
-    assert built.unreadable == {} and built.not_read == frozenset()
-    with duckdb.connect(str(database), read_only=True) as connection:
-        blank = dict(
-            connection.execute(
-                "select response_id, is_empty from staging.stg_release__responses where response_id in (?, ?, ?, ?)",
-                first,
-            ).fetchall()
-        )
-    assert [blank[r] for r in first] == [True, False, True, False]
+from distressbench.gate.staging import gate_workspace
 
 
 def test_each_checkout_has_a_gate_workspace_of_its_own_held_by_one_gate_at_a_time(tmp_path: Path) -> None:

@@ -4,42 +4,13 @@ name, results print as a plain table, and an error quotes at most a prefix of th
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from distressbench import cli
 from distressbench.messages import display_width
 from distressbench.outputs.warehouse import MAX_ROWS, format_table
-
-
-@pytest.fixture
-def small_warehouse(tmp_path: Path) -> Path:
-    """Two marts, a reporting table and a history table named like a mart (with other rows)."""
-    path = tmp_path / "small.duckdb"
-    with duckdb.connect(str(path)) as connection:
-        for statement in (
-            "create schema marts",
-            "create schema reporting",
-            "create schema history",
-            "create table marts.model_scores as select * from (values ('m1', 0.5), ('m2', 0.25)) as t(model_id, score)",
-            "create table marts.verdicts as select range as i from range(250)",
-            "create table reporting.rpt_leaderboard as select 'm1' as model_id",
-            "create table history.model_scores as select 'old' as model_id, 0.0 as score",
-        ):
-            connection.execute(statement)
-    return path
-
-
-def sql(warehouse: Path, query: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main(["sql", query, "--warehouse", str(warehouse)])
-    out, err = capsys.readouterr()
-    return code, out, err
+from fixtures.cli_calls import sql
 
 
 def test_show_tables_lists_the_marts(small_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,21 +69,6 @@ def test_format_table_aligns_wide_and_combining_characters_by_terminal_columns()
     lines = format_table(["name", "n"], [("日本", 1), ("ab", 22), ("e\u0301", 3)]).splitlines()
     assert lines == ["name   n", "日本   1", "  ab  22", "   e\u0301   3"]
     assert {display_width(line) for line in lines} == {8}
-
-
-@pytest.mark.integration
-def test_a_reader_that_stops_early_ends_the_command_quietly(small_warehouse: Path) -> None:
-    """`distressbench sql ... | head -1`: the rest of the output has nowhere to go; the command
-    ends as a program ended by SIGPIPE does (exit 141), with nothing on stderr."""
-    query = "select repeat('x', 2000) as wide from verdicts"  # 200 rows of 2 kB: more than a pipe holds
-    command = [sys.executable, "-m", "distressbench.cli", "sql", query, "--warehouse", str(small_warehouse)]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
-        assert process.stdout is not None and process.stderr is not None
-        assert process.stdout.readline().strip() == b"wide"
-        process.stdout.close()
-        err = process.stderr.read()
-        code = process.wait(timeout=60)
-    assert (code, err) == (128 + signal.SIGPIPE, b"")
 
 
 def test_an_error_quotes_a_prefix_of_a_long_query(small_warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:

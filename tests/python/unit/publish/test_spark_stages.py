@@ -1,14 +1,11 @@
-"""The Spark stages' process, without Spark: the environment it is given, and a stage's
-failure in it said as the build says every stage's failure."""
+"""The Spark stages' process, without Spark: the environment it is given (a stage's failure
+in it: tests/python/integration/publish/test_spark_stage_failure.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from distressbench.publish.spark_stages import SparkStages, dbt_target, spark_environment
-from distressbench.publish.stages import StageFailed
+from distressbench.publish.spark_stages import dbt_target, spark_environment
 
 
 def test_the_spark_process_gets_the_build_in_its_environment() -> None:
@@ -35,13 +32,3 @@ def test_a_remote_reaches_the_spark_process_only_when_the_build_is_given_one() -
     remote = spark_environment(release, build, stale, "sc://cluster:15002")
     assert "SPARK_REMOTE" not in local and dbt_target(local) == "spark"
     assert remote["SPARK_REMOTE"] == "sc://cluster:15002" and dbt_target(remote) == "spark_connect"
-
-
-@pytest.mark.integration
-def test_a_stage_that_fails_in_the_spark_process_fails_the_build_at_that_stage(tmp_path: Path) -> None:
-    stages = SparkStages.start(tmp_path / "release", tmp_path)
-    try:
-        with pytest.raises(StageFailed, match=r"^build failed at stage 'lunch': no stage named 'lunch'$"):
-            stages.run("lunch")
-    finally:
-        stages.stop()

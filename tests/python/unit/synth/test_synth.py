@@ -6,8 +6,6 @@ import hashlib
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import CREATED_AT, ensure_default_release, write_release
 from distressbench.synth.ids import CLINICIAN_ID
 from fixtures.independent_metrics import compute
+from fixtures.processes import ended_pid
 
 SMALL = SynthConfig(seed=7, n_tasks=60, n_models=4, judge_samples=3)
 TOLERANCE = 0.015
@@ -393,7 +392,6 @@ def test_no_method_or_lethality_vocabulary(default_release: Path) -> None:
                 assert all(v.startswith(phrase_pools.SYNTHETIC_MARK) for v in values), (table, column)
 
 
-@pytest.mark.integration
 def test_ensure_default_release_reuses_and_repairs(
     default_release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -405,9 +403,8 @@ def test_ensure_default_release_reuses_and_repairs(
     assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == before  # reused, not rewritten
 
     (target / "judge_labels.parquet").write_bytes(b"truncated")
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
-    abandoned = f".synthetic-default.{folders.HOST}.{ended.pid}.dead0001.partial"
+    ended = ended_pid()
+    abandoned = f".synthetic-default.{folders.HOST}.{ended}.dead0001.partial"
     (tmp_path / abandoned).mkdir()  # a killed rewrite's
     assert ensure_default_release() == target
     assert _file_hashes(target) == _file_hashes(default_release)

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,16 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
-from distressbench.gate.files import check_manifest
-from distressbench.gate.gx import GxRunner, gx
-from distressbench.gate.results import Recorder
 from distressbench.gate.run import quote
-from distressbench.gate.schemas import check_schemas
 from distressbench.gate.staging import gate
 from distressbench.release import contract
-from distressbench.release.release import load_release
 from distressbench.settings import Settings
-from fixtures.gate_fixture import SharedGate
+from fixtures.gate_runs import GateRun, assert_fails, fail_lines, frame, printed, run
 from fixtures.release_factory import (
     CLINICIAN_ID,
     JUDGES,
@@ -51,85 +45,10 @@ T1, T2, T3, T4, T5, T6 = TASK_IDS
 # helpers
 
 
-def printed(capsys: pytest.CaptureFixture[str]) -> str:
-    """What the gate printed: passed checks on stdout, then the problems on stderr."""
-    captured = capsys.readouterr()
-    return captured.out + captured.err
-
-
-@dataclass(frozen=True)
-class GateRun:
-    """The gate on the session's dbt process (fixtures/gate_fixture.py), with what it printed."""
-
-    shared: SharedGate
-    capsys: pytest.CaptureFixture[str]
-
-    def __call__(self, release: Path) -> tuple[int, str]:
-        """The exit code `distressbench gate` would end with, and what it printed."""
-        report = self.shared(release)
-        return (0 if report.passed else 1), printed(self.capsys)
-
-
-@pytest.fixture
-def gate_run(shared_gate: SharedGate, capsys: pytest.CaptureFixture[str]) -> GateRun:
-    return GateRun(shared_gate, capsys)
-
-
-@dataclass(frozen=True)
-class FilesRun:
-    """The gate's first two stages alone, on the release as loaded: its manifest and files,
-    then its schemas (no dbt, no value read)."""
-
-    capsys: pytest.CaptureFixture[str]
-
-    def __call__(self, release: Path) -> tuple[int, str]:
-        recorder = Recorder(echo=True)
-        loaded = load_release(release)
-        check_manifest(loaded, recorder)
-        check_schemas(loaded, recorder)
-        recorder.print_problems()
-        return (0 if all(c.passed for c in recorder.checks) else 1), printed(self.capsys)
-
-
-@pytest.fixture
-def files_run(capsys: pytest.CaptureFixture[str]) -> FilesRun:
-    return FilesRun(capsys)
-
-
-# the whole gate, or its file stages alone: (exit code, what it printed)
-Gate = Callable[[Path], tuple[int, str]]
-
-
-def run(release: Path, gate_run: Gate) -> tuple[int, str]:
-    return gate_run(release)
-
-
 def run_command(release: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """`distressbench gate` itself (its own dbt process)."""
     code = cli.main(["gate", str(release)])
     return code, printed(capsys)
-
-
-def fail_lines(out: str) -> dict[str, str]:
-    """check label -> its FAIL line."""
-    lines = [line for line in out.splitlines() if line.startswith("FAIL ")]
-    return {line[5:].split(":", 1)[0]: line for line in lines}
-
-
-def assert_fails(release: Path, gate_run: Gate, label: str, *named: str, also: set[str] = frozenset()) -> str:
-    """The gate exits 1; `label` fails (and nothing else but `also`); its line names each of `named`."""
-    code, out = run(release, gate_run)
-    failed = fail_lines(out)
-    assert code == 1, out
-    assert set(failed) == {label} | set(also), out
-    line = failed[label]
-    for text in named:
-        assert text in line, f"{text!r} not in: {line}"
-    return line
-
-
-def frame(release: Path, table: str) -> pd.DataFrame:
-    return read_table(release, table).to_pandas()
 
 
 def put(release: Path, table: str, data: pd.DataFrame) -> None:
@@ -193,7 +112,6 @@ def add_criteria(release: Path, task: int, n: int) -> None:
 # the valid release, usage, report
 
 
-@pytest.mark.integration
 def test_good_release_passes(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run_command(good_release, capsys)
     assert code == 0, out
@@ -219,18 +137,6 @@ def test_folder_name_with_glob_characters(tmp_path: Path, gate_run: GateRun) -> 
     assert code == 0, out
 
 
-def test_missing_folder_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["gate", str(tmp_path / "nowhere")]) == 2
-    assert "no such release folder" in capsys.readouterr().err
-
-
-def test_missing_argument_is_a_usage_error() -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main(["gate"])
-    assert exit_info.value.code == 2
-
-
-@pytest.mark.integration
 def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(good_release, "criteria", lambda d: set_cell(d, d.criterion_id == criterion_id(1, 2), "weight", 21))
     report_path = tmp_path / "out" / "gate.json"
@@ -259,7 +165,6 @@ def test_json_report(good_release: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert stages == {"manifest", "schema", "values"}
 
 
-@pytest.mark.integration
 def test_run_gate_returns_the_report_quietly(good_release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = gate(good_release, None, Settings(), echo=False)
     assert report.passed and report.failures == []
@@ -282,7 +187,6 @@ def test_missing_file(good_release: Path, gate_run: GateRun) -> None:
     assert "SKIP value checks: they read the release once its manifest, files and schemas pass" in out
 
 
-@pytest.mark.integration
 def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "gate.json"
     assert cli.main(["gate", str(tmp_path), "--report", str(report)]) == 1
@@ -293,98 +197,6 @@ def test_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     }
     skipped = json.loads(report.read_text(encoding="utf-8"))["skipped"]
     assert any("weight_range criteria.weight" in entry for entry in skipped)
-
-
-def test_extra_file(good_release: Path, files_run: FilesRun) -> None:
-    (good_release / "notes.parquet").write_bytes((good_release / "models.parquet").read_bytes())
-    assert_fails(good_release, files_run, "unlisted_files", '"notes.parquet"', "not listed in manifest.json")
-
-
-def test_unlisted_annex(good_release: Path, files_run: FilesRun) -> None:
-    manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
-    del manifest["files"]["redteam_transcripts.parquet"]
-    edit_manifest(good_release, files=manifest["files"])
-    assert_fails(good_release, files_run, "unlisted_files", '"redteam_transcripts.parquet"')
-
-
-@pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
-def test_malformed_manifest(good_release: Path, files_run: FilesRun, text: str) -> None:
-    (good_release / "manifest.json").write_text(text, encoding="utf-8")
-    assert_fails(good_release, files_run, "manifest_json", "manifest.json cannot be read")
-
-
-def test_missing_manifest(good_release: Path, files_run: FilesRun) -> None:
-    (good_release / "manifest.json").unlink()
-    assert_fails(good_release, files_run, "manifest_json", "manifest.json is missing")
-
-
-@pytest.mark.parametrize(("version", "shown"), [(2, "2"), ("1", '"1"'), (None, "null")])
-def test_unknown_schema_version(good_release: Path, files_run: FilesRun, version: object, shown: str) -> None:
-    edit_manifest(good_release, schema_version=version)
-    assert_fails(
-        good_release, files_run, "manifest_schema_version manifest.schema_version", f"schema_version is {shown}"
-    )
-
-
-def test_wrong_benchmark(good_release: Path, files_run: FilesRun) -> None:
-    edit_manifest(good_release, benchmark="OtherBench")
-    assert_fails(good_release, files_run, "manifest_benchmark manifest.benchmark", '"OtherBench"')
-
-
-def test_synthetic_must_be_boolean(good_release: Path, files_run: FilesRun) -> None:
-    edit_manifest(good_release, synthetic="yes")
-    assert_fails(good_release, files_run, "manifest_synthetic manifest.synthetic", '"yes"')
-
-
-@pytest.mark.parametrize("release_id", ["../escape", "a/b", "a\\b", "..", "", "rel ease", 7])
-def test_unsafe_release_id(good_release: Path, files_run: FilesRun, release_id: object) -> None:
-    edit_manifest(good_release, release=release_id)
-    assert_fails(
-        good_release,
-        files_run,
-        "manifest_release_id manifest.release",
-        f"release id is {json.dumps(release_id)}",
-        "[A-Za-z0-9._-]+",
-    )
-
-
-def test_files_listing_must_be_the_contracts(good_release: Path, files_run: FilesRun) -> None:
-    manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
-    files = manifest["files"]
-    del files["turns.parquet"]
-    files["bonus.parquet"] = files["models.parquet"]
-    files["tasks.parquet"] = {"sha256": "abc", "rows": -1}
-    edit_manifest(good_release, files=files)
-    line = assert_fails(
-        good_release,
-        files_run,
-        "manifest_files manifest.files",
-        '"turns.parquet" (required, not listed)',
-        '"bonus.parquet" (not a file of the contract)',
-        '"tasks.parquet" (sha256 is not 64',
-        '"tasks.parquet" (rows is not a non-negative',
-        also={"unlisted_files"},
-    )
-    assert line.startswith("FAIL manifest_files manifest.files: 4 problems")
-
-
-def test_sha256_mismatch(good_release: Path, files_run: FilesRun) -> None:
-    manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
-    manifest["files"]["tasks.parquet"]["sha256"] = "0" * 64
-    edit_manifest(good_release, files=manifest["files"])
-    assert_fails(
-        good_release, files_run, "file_sha256 tasks", "tasks.parquet has sha256", "manifest.json says " + "0" * 64
-    )
-
-
-def test_row_count_mismatch(good_release: Path, files_run: FilesRun) -> None:
-    manifest = json.loads((good_release / "manifest.json").read_text(encoding="utf-8"))
-    manifest["files"]["judge_labels.parquet"]["rows"] += 3
-    edit_manifest(good_release, files=manifest["files"])
-    rows = read_table(good_release, "judge_labels").num_rows
-    assert_fails(
-        good_release, files_run, "file_rows judge_labels", f"holds {rows} rows but manifest.json says {rows + 3}"
-    )
 
 
 def test_truncated_parquet(good_release: Path, gate_run: GateRun) -> None:
@@ -489,27 +301,6 @@ def test_a_release_without_a_ranked_model(good_release: Path, gate_run: GateRun)
 
 # --------------------------------------------------------------------------------------
 # columns and types
-
-
-def test_missing_column(good_release: Path, files_run: FilesRun) -> None:
-    rewrite_table(good_release, "criteria", read_table(good_release, "criteria").drop_columns(["text"]))
-    assert_fails(good_release, files_run, "schema_columns criteria.text", "criteria.parquet lacks column text")
-
-
-def test_extra_column(good_release: Path, files_run: FilesRun) -> None:
-    tasks = read_table(good_release, "tasks")
-    rewrite_table(good_release, "tasks", tasks.append_column("note", pa.array(["x"] * tasks.num_rows)))
-    assert_fails(good_release, files_run, "schema_columns tasks.note", "tasks.parquet has extra column note")
-
-
-@pytest.mark.parametrize(
-    ("arrow_type", "shown"), [(pa.float64(), "double"), (pa.string(), "string"), (pa.int64(), "int64")]
-)
-def test_weight_of_another_type(good_release: Path, files_run: FilesRun, arrow_type: pa.DataType, shown: str) -> None:
-    criteria = read_table(good_release, "criteria")
-    i = criteria.schema.get_field_index("weight")
-    rewrite_table(good_release, "criteria", criteria.set_column(i, "weight", criteria["weight"].cast(arrow_type)))
-    assert_fails(good_release, files_run, "schema_types criteria.weight", f"weight is {shown}, expected int32")
 
 
 def test_null_weight(good_release: Path, gate_run: GateRun) -> None:
@@ -698,11 +489,11 @@ def test_duplicate_reply(good_release: Path, gate_run: GateRun) -> None:
     )
 
 
+GHOST = "T-ghost'; --"
+
+
 # --------------------------------------------------------------------------------------
 # references
-
-
-GHOST = "T-ghost'; --"
 
 
 @pytest.mark.parametrize(
@@ -907,26 +698,6 @@ def test_null_sample_index(good_release: Path, gate_run: GateRun) -> None:
     )
 
 
-def test_a_range_check_on_narrow_numbers_names_the_rows_out_of_range() -> None:
-    """Columns read as int32 or float32 (as the release's are) get the same outcome from GX's
-    range check as any other: the rows out of range, by index."""
-    frame = pd.DataFrame(
-        {
-            "weight": np.array([3, 0, 21, 5], dtype=np.int32),
-            "share": np.array([0.5, 1.5, 0.25, 1.0], dtype=np.float32),
-        }
-    )
-    (weight, share) = GxRunner().validate(
-        frame,
-        [
-            gx.expectations.ExpectColumnValuesToBeBetween(column="weight", min_value=1, max_value=20),
-            gx.expectations.ExpectColumnValuesToBeBetween(column="share", min_value=0, max_value=1),
-        ],
-    )
-    assert (weight.success, weight.unexpected_count, weight.unexpected_index) == (False, 2, [1, 2])
-    assert (share.success, share.unexpected_count, share.unexpected_index) == (False, 1, [1])
-
-
 def test_no_clinician_reference(good_release: Path, gate_run: GateRun) -> None:
     edit(good_release, "models", lambda d: set_cell(d, d.model_id == CLINICIAN_ID, "kind", "model"))
     assert_fails(
@@ -1129,10 +900,6 @@ def test_many_offenders_are_counted_and_capped(good_release: Path, gate_run: Gat
 # hardening: inputs that crashed, hung or slipped through
 
 
-def _raw_manifest(release: Path) -> str:
-    return (release / "manifest.json").read_text(encoding="utf-8")
-
-
 def run_within(seconds: int, release: Path) -> tuple[int, str]:
     """The gate in a child process, failing the test instead of hanging when it blocks."""
     try:
@@ -1147,7 +914,6 @@ def run_within(seconds: int, release: Path) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("name", ["judge_labels.parquet", "redteam_transcripts.parquet"])
 def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_release: Path, name: str) -> None:
     (good_release / name).unlink()
@@ -1160,7 +926,6 @@ def test_a_fifo_named_like_a_release_file_is_refused_without_opening_it(good_rel
 UNDER_PYTHON_C = "import sys; from distressbench.cli import main; sys.exit(main())"
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize(("command", "done_line"), [("gate", "gate PASSED"), ("build", "published ")])
 def test_under_python_c_a_gate_or_build_passes(
     good_release: Path, tmp_path: Path, command: str, done_line: str
@@ -1180,7 +945,6 @@ def test_under_python_c_a_gate_or_build_passes(
     assert done_line in done.stdout
 
 
-@pytest.mark.integration
 def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release: Path) -> None:
     """pyspark's Spark Connect module, which GX imports, ends a process from its import when
     __main__ has no file and grpc is missing; the spark extra installs pyspark with its
@@ -1193,65 +957,12 @@ def test_under_python_c_with_pyspark_imported_first_the_gate_passes(good_release
     assert "gate PASSED" in done.stdout
 
 
-@pytest.mark.integration
 def test_a_fifo_manifest_is_refused_without_opening_it(good_release: Path) -> None:
     (good_release / "manifest.json").unlink()
     os.mkfifo(good_release / "manifest.json")
     code, out = run_within(60, good_release)
     assert code == 1
     assert "manifest.json is a FIFO, not a regular file" in fail_lines(out)["manifest_json"]
-
-
-def test_a_folder_named_like_a_release_file_is_refused(good_release: Path, files_run: FilesRun) -> None:
-    (good_release / "turns.parquet").unlink()
-    (good_release / "turns.parquet").mkdir()
-    code, out = run(good_release, files_run)
-    assert code == 1
-    assert '"turns.parquet" (a folder)' in fail_lines(out)["regular_files"]
-
-
-def test_a_deeply_nested_manifest_is_refused_by_name(good_release: Path, files_run: FilesRun) -> None:
-    text = _raw_manifest(good_release)
-    (good_release / "manifest.json").write_text(text[:-2] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
-    line = assert_fails(good_release, files_run, "manifest_json", "nested 100001 deep", "at most 8")
-    assert "Traceback" not in line
-
-
-def test_a_manifest_with_a_repeated_key_is_refused(good_release: Path, files_run: FilesRun) -> None:
-    text = _raw_manifest(good_release)
-    (good_release / "manifest.json").write_text(text.replace('"release":', '"release": "other", "release":', 1))
-    assert_fails(good_release, files_run, "manifest_json", 'key "release" appears more than once')
-
-
-def test_a_huge_manifest_is_refused_before_parsing(good_release: Path, files_run: FilesRun) -> None:
-    edit_manifest(good_release, padding="x" * (contract.MANIFEST_MAX_BYTES + 1))
-    assert_fails(good_release, files_run, "manifest_json", f"larger than {contract.MANIFEST_MAX_BYTES} bytes")
-
-
-def test_a_manifest_with_nan_is_refused(good_release: Path, files_run: FilesRun) -> None:
-    text = _raw_manifest(good_release)
-    (good_release / "manifest.json").write_text(text.replace('"schema_version": 1', '"schema_version": NaN', 1))
-    assert_fails(good_release, files_run, "manifest_json", "NaN is not a JSON number")
-
-
-@pytest.mark.parametrize(
-    "created_at", ["MISSING", None, 20261101, "", "yesterday", "2026-11-01", "2026-13-01T00:00:00Z"]
-)
-def test_created_at_must_be_an_iso_8601_timestamp(good_release: Path, files_run: FilesRun, created_at: object) -> None:
-    path = good_release / "manifest.json"
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    if created_at == "MISSING":
-        del manifest["created_at"]
-    else:
-        manifest["created_at"] = created_at
-    path.write_text(json.dumps(manifest), encoding="utf-8")
-    assert_fails(
-        good_release,
-        files_run,
-        "manifest_created_at manifest.created_at",
-        "ISO 8601",
-        "missing" if created_at == "MISSING" else json.dumps(created_at),
-    )
 
 
 @pytest.mark.parametrize("created_at", ["2026-11-01T00:00:00Z", "2026-11-01T00:00:00+02:00", "2026-11-01 08:30:00.123"])
@@ -1266,23 +977,6 @@ def test_a_release_id_of_more_than_100_characters_is_refused(good_release: Path,
     assert_fails(good_release, gate_run, "manifest_release_id manifest.release", "(101 characters)", "at most 100")
     edit_manifest(good_release, release="r" * 100)
     assert run(good_release, gate_run)[0] == 0
-
-
-@pytest.mark.parametrize(
-    ("derived_from", "named"),
-    [
-        ("base-1", '"base-1", not an object'),
-        ({"release": "../x", "manifest_sha256": "0" * 64}, 'release is "../x"'),
-        ({"release": "base-1", "manifest_sha256": "ABC"}, 'manifest_sha256 is "ABC"'),
-        ({"release": "base-1"}, "manifest_sha256 is null"),
-        ({"release": "base-1", "manifest_sha256": "0" * 64, "extra": 1}, 'unknown key "extra"'),
-    ],
-)
-def test_derived_from_must_have_its_shape(
-    good_release: Path, files_run: FilesRun, derived_from: object, named: str
-) -> None:
-    edit_manifest(good_release, derived_from=derived_from)
-    assert_fails(good_release, files_run, "manifest_derived_from manifest.derived_from", named)
 
 
 def test_a_well_formed_derived_from_passes(good_release: Path, gate_run: GateRun) -> None:

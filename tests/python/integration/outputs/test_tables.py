@@ -78,9 +78,6 @@ def _shown(cell: str, fraction: float) -> bool:
     return abs(_percent(cell) - 100 * fraction) <= HALF_STEP
 
 
-# --------------------------------------------------------------------------- export
-
-
 # Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
 # folder (argv 2) as if dbt_project.yml said bootstrap_alpha: 0.1.
 _RENDER_AT_ALPHA_0_1 = """
@@ -99,6 +96,9 @@ for fmt in ("md", "latex"):
     export_tables(warehouse, fmt=fmt, out_dir=out / fmt)
 write_report(warehouse, out / "report.html")
 """
+
+
+# --------------------------------------------------------------------------- export
 
 
 def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(hostile_warehouse: Path, tmp_path: Path) -> None:
@@ -142,13 +142,6 @@ def test_out_dash_prints_every_table_and_a_folder_is_named(
     out, err = capsys.readouterr()
     assert out.splitlines() == [str(folder / f.name) for f in files]
     assert err == f"tables: wrote {len(TABLES)} {fmt} files to {folder}{os.sep}\n"
-
-
-def test_the_help_names_the_default_folder_and_stdout(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        cli.main(["tables", "--help"])
-    text = " ".join(capsys.readouterr().out.split())
-    assert "(default: reports/tables)" in text and "- prints every table to stdout" in text
 
 
 # --------------------------------------------------------------------------- CSV round trip

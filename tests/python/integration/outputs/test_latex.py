@@ -9,8 +9,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import TABLES
 from fixtures.hostile_warehouse import DISPLAY_NAMES
@@ -33,7 +31,6 @@ def _compile(document: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=document.parent, capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.mark.integration
 def test_every_latex_table_compiles(hostile_warehouse: Path, tmp_path: Path) -> None:
     written = export_tables(hostile_warehouse, fmt="latex", out_dir=tmp_path)
     assert sorted(p.name for p in written) == sorted(f"{spec.stem}.tex" for spec in TABLES)
@@ -47,7 +44,6 @@ def test_every_latex_table_compiles(hostile_warehouse: Path, tmp_path: Path) -> 
         assert "Missing character" not in log, table.name
 
 
-@pytest.mark.integration
 def test_a_table_that_does_not_compile_fails(tmp_path: Path) -> None:
     """The check above can fail: an unescaped special stops pdflatex."""
     document = tmp_path / "broken.tex"

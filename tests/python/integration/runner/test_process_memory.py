@@ -29,7 +29,6 @@ ALLOCATIONS = {
 }
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("allocation", sorted(ALLOCATIONS))
 def test_freed_memory_goes_back(allocation: str) -> None:
     script = "\n".join(

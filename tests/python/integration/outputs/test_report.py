@@ -145,7 +145,6 @@ def test_release_info_falls_back_when_metadata_is_missing(hostile_warehouse: Pat
         assert release_info(connection, copy).synthetic == "unknown"
 
 
-@pytest.mark.integration
 def test_report_renders_in_a_headless_browser(report: Path, tmp_path: Path) -> None:
     """Chromium is a Debian package that `scripts/setup --system-packages` installs (the README's
     test command and CI run it): a missing chromium fails here rather than skipping."""

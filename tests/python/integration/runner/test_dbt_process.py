@@ -1,6 +1,5 @@
-"""The build as a process: settings read once, a stopped build leaves nothing running, an
-unwritable warehouse folder is refused at once, any path works, and dbt in a new folder
-parses partially."""
+"""The build as a process: a stopped build leaves nothing running, an unwritable warehouse
+folder is refused at once, any path works, and dbt in a new folder parses partially."""
 
 from __future__ import annotations
 
@@ -17,12 +16,10 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.errors import UsageError
 from distressbench.gate.staging import link_release
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
 from distressbench.runner.dbt_process import PID_FILE, DbtProcess, end_leftover
-from distressbench.settings import DEFAULT_MEMORY_LIMIT, DEFAULT_WAREHOUSE, Settings
 from fixtures.processes import alive, wait_for
 from fixtures.release_factory import make_release
 
@@ -43,39 +40,12 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_settings_come_from_the_environment_once_with_one_default_each() -> None:
-    assert Settings.from_environment({}) == Settings()
-    assert (Settings().warehouse, Settings().memory_limit, Settings().dbt_threads) == (
-        DEFAULT_WAREHOUSE,
-        DEFAULT_MEMORY_LIMIT,
-        None,
-    )
-    given = Settings.from_environment(
-        {
-            "DISTRESSBENCH_WAREHOUSE": "/w/x.duckdb",
-            "DISTRESSBENCH_MEMORY_LIMIT": "900MB",
-            "DISTRESSBENCH_THREADS": "3",
-            "DISTRESSBENCH_DEBUG": "1",
-        }
-    )
-    assert (given.warehouse, given.memory_limit, given.dbt_threads, given.debug) == (
-        Path("/w/x.duckdb"),
-        "900MB",
-        3,
-        True,
-    )
-    with pytest.raises(UsageError, match="DISTRESSBENCH_THREADS must be a positive whole number, not 'two'"):
-        Settings.from_environment({"DISTRESSBENCH_THREADS": "two"})
-
-
-@pytest.mark.integration
 def test_a_gate_writes_nothing_into_the_environment(releases: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = dict(os.environ)
     assert cli.main(["gate", str(releases / "a")]) == 0
     assert dict(os.environ) == before
 
 
-@pytest.mark.integration
 def test_an_unwritable_warehouse_folder_is_refused_before_any_stage(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -114,7 +84,6 @@ def _start_build(release: Path, warehouse: Path, output: Path) -> tuple[subproce
     return build, int(pid_file.read_text())
 
 
-@pytest.mark.integration
 def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -129,7 +98,6 @@ def test_sigterm_stops_a_build_like_ctrl_c_and_ends_dbt(
     assert _published_release(warehouse) == "fixture-b"
 
 
-@pytest.mark.integration
 def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     releases: Path, warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -141,7 +109,6 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
     assert _published_release(warehouse) == "fixture-b"
 
 
-@pytest.mark.integration
 def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path) -> None:
     """end_leftover ends a process whose command is dbt's (as a build killed before the
     kernel could end its child would leave) and leaves any other pid alone."""
@@ -160,7 +127,6 @@ def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path
         other.wait()
 
 
-@pytest.mark.integration
 def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -172,7 +138,6 @@ def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     assert _published_release(warehouse) == "fixture-odd"
 
 
-@pytest.mark.integration
 def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
     releases: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

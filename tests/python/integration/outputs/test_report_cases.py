@@ -178,7 +178,6 @@ def test_the_section_is_deterministic(hostile_warehouse: Path, report: Path, tmp
     assert section(again) == section(report) and "marts.cases" in section(report)
 
 
-@pytest.mark.integration
 def test_the_section_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     """A screenshot of the Cases section as Chromium lays it out with the report's stylesheet
     (the section alone on a page, its first example open)."""

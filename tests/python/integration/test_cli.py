@@ -14,8 +14,11 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from fixtures.cli_calls import sql
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
+
+
 MARTS = (
     "cell_scores",
     "corpus_stats",
@@ -39,15 +42,10 @@ MARTS = (
     "release_comparison",
     "release_tasks",
 )
+
+
 # a fresh warehouse has no earlier release
 EMPTY_WITHOUT_HISTORY = ("release_changes", "headline_changes", "release_comparison")
-
-
-def sql(warehouse: Path, query: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main(["sql", query, "--warehouse", str(warehouse)])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
@@ -183,7 +181,6 @@ def test_sql_reads_describe_and_explain(hostile_warehouse: Path, capsys: pytest.
 # --------------------------------------------------------------------------- --help
 
 
-@pytest.mark.integration
 def test_help_lists_exactly_the_registered_commands() -> None:
     parser = cli._parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -195,21 +192,9 @@ def test_help_lists_exactly_the_registered_commands() -> None:
     assert re.search(r"\bbench\b", done.stdout) is None
 
 
-def test_the_readme_command_table_names_every_option_of_every_command() -> None:
-    """README's table is where a new user looks first: each command's row names all its options."""
-    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `distressbench ([\w-]+)(.*?)` \|", readme, re.MULTILINE))
-    assert rows.keys() == sub.choices.keys()
-    for name, parser in sub.choices.items():
-        options = {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
-        assert options <= set(re.findall(r"--[\w-]+", rows[name])), name
-
-
 # --------------------------------------------------------------------------- one-line errors
 
 
-@pytest.mark.integration
 def test_gate_report_pointing_at_a_folder(good_release: Path, tmp_path: Path) -> None:
     line = one_line_error(run_cli("gate", str(good_release), "--report", str(tmp_path)))
     assert line == f"gate: --report {tmp_path} is a folder; give a file name"
@@ -232,7 +217,6 @@ def _warehouse_command_args(command: str, tmp_path: Path) -> list[str]:
     return {"sql": ["select 1"], "show": ["t1"]}.get(command, ["--out", str(tmp_path / "out")])
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("command", ["tables", "report", "sql", "show"])
 def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
     extra = _warehouse_command_args(command, tmp_path)
@@ -240,7 +224,6 @@ def test_a_missing_warehouse(command: str, tmp_path: Path) -> None:
     assert line.startswith(f"{command}: no warehouse at {tmp_path / 'none.duckdb'}")
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("command", ["tables", "report", "sql", "show"])
 @pytest.mark.parametrize("kind", ["text", "folder", "empty database"])
 def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path: Path) -> None:
@@ -259,7 +242,6 @@ def test_a_warehouse_that_is_not_a_duckdb_file(command: str, kind: str, tmp_path
         assert warehouse.read_text() == "not a database\n"
 
 
-@pytest.mark.integration
 @pytest.mark.parametrize("missing", ["base release", "submission"])
 def test_submit_with_a_missing_folder(missing: str, tmp_path: Path) -> None:
     folders = {"base release": tmp_path / "base", "submission": tmp_path / "submission"}
@@ -267,18 +249,6 @@ def test_submit_with_a_missing_folder(missing: str, tmp_path: Path) -> None:
     done = run_cli("submit", str(folders["base release"]), str(folders["submission"]), "--out", str(tmp_path / "out"))
     assert one_line_error(done) == f"submit: no such {missing} folder: {folders[missing]}"
     assert done.returncode == 2 and not (tmp_path / "out").exists()
-
-
-def test_an_unexpected_error_is_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("something\nbroke")
-
-    monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", broken)
-    monkeypatch.delenv("DISTRESSBENCH_DEBUG", raising=False)
-    assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 1
-    assert capsys.readouterr().err == "tables: something broke\n"
 
 
 def test_sql_cannot_overwrite_a_file_of_the_published_release(
