@@ -11,8 +11,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench.gate.files import check_schemas
 from distressbench.gate.results import Recorder
+from distressbench.gate.schemas import check_schemas
 from distressbench.release import contract
 from distressbench.release.release import load_release
 from distressbench.submit import submit

@@ -15,7 +15,6 @@ from fixtures.release_factory import MODEL_IDS, TASK_IDS, criterion_id, read_tab
 
 T2 = TASK_IDS[1]
 # each test runs the gate's dbt staging (shared_gate)
-pytestmark = pytest.mark.integration
 
 
 def _set(release: Path, table: str, column: str, row: int, value: str | None) -> None:
