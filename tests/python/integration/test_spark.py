@@ -50,7 +50,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 BIN = Path(sys.executable).parent
 TOLERANCE = 1e-9
 EXACT_TABLES = ("int_bootstrap_resampled", "int_calibration_resampled")  # the bootstrap, identical
-SPARK_STAGES = b"distressbench.publish.spark_stages"  # in the command line of the build's Spark process
+SPARK_STAGES = b"distressbench.publish.spark.stages"  # in the command line of the build's Spark process
 
 
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -20,11 +20,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
+from distressbench.gate.command import gate
 from distressbench.gate.files import check_manifest, check_schemas
 from distressbench.gate.gx import GxRunner, gx
 from distressbench.gate.results import Recorder
 from distressbench.gate.run import quote
-from distressbench.gate.staging import gate
 from distressbench.release import contract
 from distressbench.release.release import load_release
 from distressbench.settings import Settings

@@ -3,14 +3,14 @@
 dbt-spark's `session` method starts a local Spark inside the process that runs dbt (the
 profile's `spark` target), or, with SPARK_REMOTE set, opens a Spark Connect session to a
 server whose executors do the work (the `spark_connect` target, which sets no `spark.master`:
-pyspark refuses a master beside a remote); the Python step (distressbench.publish.spark_step)
+pyspark refuses a master beside a remote); the Python step (distressbench.publish.spark.step)
 reads and writes through that same session. So
-`distressbench build --target spark` (distressbench.publish.spark, which keeps the lock, the
+`distressbench build --target spark` (distressbench.publish.spark.build, which keeps the lock, the
 gate, the build folder and the switch of `current`) runs these stages in one child process:
 dbt build, python step, and publish (its dbt runs, then the headline metrics). There dbt
 parses the project once (dbtRunner) and Spark starts once.
 
-`SparkStages.start` starts `python -m distressbench.publish.spark_stages` with an explicit
+`SparkStages.start` starts `python -m distressbench.publish.spark.stages` with an explicit
 environment (`spark_environment`: the build's release and folder, dbt's settings, Spark's
 address, SPARK_REMOTE exactly when the build is given a Connect server), so the build never
 writes its own. `SparkStages.run` sends a stage's name on the child's stdin; the child runs
@@ -19,7 +19,7 @@ console output), then answers on a pipe of its own with the stage's failure, if 
 its stdin closes it stops Spark and exits. The child never outlives the build
 (child_process.py).
 
-Run as `python -m distressbench.publish.spark_stages PARENT_PID ANSWERS_FD BUILD_DIR` by
+Run as `python -m distressbench.publish.spark.stages PARENT_PID ANSWERS_FD BUILD_DIR PROJECT_DIR` by
 SparkStages only.
 """
 
@@ -35,10 +35,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from distressbench.publish.spark_step import python_models, run_python_model
+from distressbench.dbt import child_process
+from distressbench.dbt.relations import HEADLINE_METRICS
+from distressbench.publish.spark.step import python_models, run_python_model
 from distressbench.publish.stages import NOT_IN_A_RELEASE_BUILD, StageFailed, say
-from distressbench.runner import child_process
-from distressbench.settings import PROJECT_ROOT
 
 LOCAL_TARGET = "spark"  # profiles.yml: a local Spark in the dbt process
 CONNECT_TARGET = "spark_connect"  # profiles.yml: a Spark Connect server (SPARK_REMOTE)
@@ -82,9 +82,10 @@ class SparkStages:
         self._running = False  # a stage was sent and not answered
 
     @classmethod
-    def start(cls, release_dir: Path, build_dir: Path, remote: str | None = None) -> SparkStages:
-        """Start the child for the build in `build_dir` (its working folder) of `release_dir`,
-        on a local Spark or, given `remote`, over that Spark Connect server."""
+    def start(cls, release_dir: Path, build_dir: Path, project: Path, remote: str | None = None) -> SparkStages:
+        """Start the child for the build in `build_dir` (its working folder) of `release_dir`
+        with the dbt project in `project`, on a local Spark or, given `remote`, over that
+        Spark Connect server."""
         release_dir, build_dir = release_dir.absolute(), build_dir.absolute()
         read, write = os.pipe()
         answers = os.fdopen(read, encoding="utf-8")
@@ -93,10 +94,11 @@ class SparkStages:
                 [
                     sys.executable,
                     "-m",
-                    "distressbench.publish.spark_stages",
+                    "distressbench.publish.spark.stages",
                     str(os.getpid()),
                     str(write),
                     str(build_dir),
+                    str(project),
                 ],
                 cwd=build_dir,
                 env=spark_environment(release_dir, build_dir, os.environ, remote),
@@ -147,7 +149,7 @@ class _Failed(Exception):
 class _Dbt:
     """dbt on the Spark target, with the project parsed once."""
 
-    def __init__(self, target_dir: Path, *, fail_fast: bool) -> None:
+    def __init__(self, target_dir: Path, project: Path, *, fail_fast: bool) -> None:
         from dbt.cli.main import dbtRunner
 
         self.flags = [
@@ -157,9 +159,9 @@ class _Dbt:
             "--target-path",
             str(target_dir),
             "--profiles-dir",
-            str(PROJECT_ROOT),
+            str(project),
             "--project-dir",
-            str(PROJECT_ROOT),
+            str(project),
         ]
         parsed = dbtRunner().invoke(["parse", *self.flags])
         if not parsed.success:
@@ -184,8 +186,9 @@ class _Dbt:
 class _Stages:
     """In the child: the stages, run in order, sharing the parsed project and Spark's session."""
 
-    def __init__(self, build_dir: Path) -> None:
+    def __init__(self, build_dir: Path, project: Path) -> None:
         self._build_dir = build_dir
+        self._project = project
         self._spark: Any = None
 
     def _connect(self) -> None:
@@ -208,7 +211,7 @@ class _Stages:
         remote = dbt_target(os.environ) == CONNECT_TARGET
         if remote:
             self._connect()
-        self._dbt = _Dbt(self._build_dir / "target", fail_fast=remote)
+        self._dbt = _Dbt(self._build_dir / "target", self._project, fail_fast=remote)
         self._models = python_models(self._dbt.manifest)
         self._published = [
             *(f"{m.name}+" for m in self._models),
@@ -223,7 +226,7 @@ class _Stages:
 
         self._spark = self._spark or SparkSession.builder.getOrCreate()
         for node in self._models:
-            rows = run_python_model(self._spark, self._dbt.manifest, node)
+            rows = run_python_model(self._spark, self._dbt.manifest, node, self._project)
             say(f"[python step] {node.relation_name}: {rows} rows")
 
     def publish(self) -> None:
@@ -234,7 +237,7 @@ class _Stages:
         if self._models:
             self._dbt.run("test", "--select", *(m.name for m in self._models))
         rows = self._spark.sql(
-            "select metric, value, ci_low, ci_high from marts.headline_metrics order by display_order"
+            f"select metric, value, ci_low, ci_high from {HEADLINE_METRICS} order by display_order"
         ).collect()
         for metric, value, low, high in rows:
             interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
@@ -274,11 +277,11 @@ def _start_resource_tracker(log: Path) -> None:
         os.close(stderr)
 
 
-def main(parent: int, answers_fd: int, build_dir: Path) -> int:
+def main(parent: int, answers_fd: int, build_dir: Path, project: Path) -> int:
     """In the child: run each stage named on stdin and answer; stop Spark when stdin closes."""
     child_process.end_with_parent(parent)
     _start_resource_tracker(Path(os.environ["DBT_LOG_PATH"]) / "resource_tracker.log")  # dbt's log folder
-    stages = _Stages(build_dir)
+    stages = _Stages(build_dir, project)
     by_name = {"dbt build": stages.dbt_build, "python step": stages.python_step, "publish": stages.publish}
     with os.fdopen(answers_fd, "w", encoding="utf-8") as answers:
         try:
@@ -293,4 +296,4 @@ def main(parent: int, answers_fd: int, build_dir: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])))

@@ -1,6 +1,6 @@
 """dbt in a child process: the project parsed once, then one `dbt` command per order.
 
-`DbtProcess.start` starts `python -m distressbench.runner.dbt_process`, which parses the project
+`DbtProcess.start` starts `python -m distressbench.dbt.process`, which parses the project
 and then runs each command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`,
 answering with what each node did. dbt parses partially: its target folder is kept between
 builds, and a new one starts from this checkout's latest parse (`saved_parse`). dbt sees the
@@ -17,7 +17,7 @@ the log folder (`dbt.pid`) so that a later build, under the build lock, can end 
 still there (`end_leftover`). Between commands the child closes its DuckDB connection, so
 the gate's own connection can open the same database file.
 
-Run as `python -m distressbench.runner.dbt_process PARENT_PID PROJECT_DIR` by DbtProcess only.
+Run as `python -m distressbench.dbt.process PARENT_PID PROJECT_DIR` by DbtProcess only.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from distressbench import settings
-from distressbench.runner import child_process
+from distressbench.dbt import child_process
+from distressbench.settings import temporary_folder
 
 CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
 PID_FILE = "dbt.pid"  # the child's pid, in the log folder
@@ -89,6 +89,7 @@ class DbtProcess:
     def start(
         cls,
         *,
+        project: Path,
         database: Path,
         release_links: Path,
         log_dir: Path,
@@ -96,11 +97,12 @@ class DbtProcess:
         threads: int,
         memory_limit: str,
     ) -> DbtProcess:
-        """Start dbt on `database` (the profile's path), reading the release through the
-        folder of links `release_links`, with `threads` threads and DuckDB's `memory_limit`."""
+        """Start dbt on the project in `project`, building into `database` (the profile's
+        path), reading the release through the folder of links `release_links`, with
+        `threads` threads and DuckDB's `memory_limit`."""
         log_dir.mkdir(parents=True, exist_ok=True)
-        forget_the_parse_of_another_folder(target_dir)
-        saved = saved_parse(database.name)
+        forget_the_parse_of_another_folder(target_dir, project)
+        saved = saved_parse(database.name, project)
         if saved.exists() and not (target_dir / PARTIAL_PARSE).exists():
             shutil.copyfile(saved, target_dir / PARTIAL_PARSE)
         link = database.parent / RELEASE_LINK
@@ -123,9 +125,9 @@ class DbtProcess:
                 [
                     sys.executable,
                     "-m",
-                    "distressbench.runner.dbt_process",
+                    "distressbench.dbt.process",
                     str(os.getpid()),
-                    str(settings.PROJECT_ROOT),
+                    str(project),
                 ],
                 cwd=database.parent,
                 env=env,
@@ -198,7 +200,7 @@ def end_leftover(log_dir: Path) -> None:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return
-    if b"distressbench.runner.dbt_process" not in command:
+    if b"distressbench.dbt.process" not in command:
         return  # the pid has been reused by another program
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + child_process.STOP_TIMEOUT_S
@@ -208,8 +210,8 @@ def end_leftover(log_dir: Path) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def forget_the_parse_of_another_folder(target_dir: Path) -> None:
-    """Remove dbt's saved parse from `target_dir` unless this project folder saved it.
+def forget_the_parse_of_another_folder(target_dir: Path, project: Path) -> None:
+    """Remove dbt's saved parse from `target_dir` unless the project folder `project` saved it.
 
     The saved parse holds absolute paths (each seed's CSV file), and dbt reuses it after the
     project has moved: a warehouse built from the project's old folder would send dbt to the
@@ -217,7 +219,7 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
     before the marker existed, is dropped, and dbt parses the project in full once."""
     target_dir.mkdir(parents=True, exist_ok=True)
     marker = target_dir / PROJECT_MARKER
-    folder = str(settings.PROJECT_ROOT)
+    folder = str(project)
     try:
         saved_here = marker.read_text(encoding="utf-8") == folder
     except OSError:
@@ -227,9 +229,9 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
         marker.write_text(folder, encoding="utf-8")
 
 
-def saved_parse(database_name: str) -> Path:
-    """Where this checkout keeps dbt's latest parse for a profile naming `database_name`."""
-    return settings.temporary_folder(settings.PROJECT_ROOT, "parse") / f"{database_name}.{PARTIAL_PARSE}"
+def saved_parse(database_name: str, project: Path) -> Path:
+    """Where the checkout `project` keeps dbt's latest parse for a profile naming `database_name`."""
+    return temporary_folder(project, "parse") / f"{database_name}.{PARTIAL_PARSE}"
 
 
 def save_parse(parse: Path, saved: Path) -> None:
