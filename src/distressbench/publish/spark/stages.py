@@ -13,11 +13,11 @@ parses the project once (dbtRunner) and Spark starts once.
 `SparkStages.start` starts `python -m distressbench.publish.spark.stages` with an explicit
 environment (`spark_environment`: the build's release and folder, dbt's settings, Spark's
 address, SPARK_REMOTE exactly when the build is given a Connect server), so the build never
-writes its own. `SparkStages.run` sends a stage's name on the child's stdin; the child runs
-that stage, printing to the output it shares with the build (the stage's lines, dbt's
-console output), then answers on a pipe of its own with the stage's failure, if any. When
-its stdin closes it stops Spark and exits. The child never outlives the build
-(child_process.py).
+writes its own. `SparkStages.run` sends a stage's name; the child runs that stage, printing
+to the output it shares with the build (the stage's lines, dbt's console output), then
+answers with the stage's failure, if any (orders and answers are JSON lines, as dbt's
+process takes them: distressbench.dbt.child_process). When its stdin closes it stops Spark
+and exits. The child never outlives the build.
 
 Run as `python -m distressbench.publish.spark.stages PARENT_PID ANSWERS_FD BUILD_DIR PROJECT_DIR` by
 SparkStages only.
@@ -25,15 +25,12 @@ SparkStages only.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from distressbench.dbt import child_process
 from distressbench.dbt.relations import HEADLINE_METRICS
@@ -46,6 +43,7 @@ CONNECT_TARGET = "spark_connect"  # profiles.yml: a Spark Connect server (SPARK_
 # arguments; its own default waits more than ten minutes): 1 + 2 + 4 + 8 + 8 s, so a build
 # whose server has gone fails its stage within half a minute, and a short blip is ridden out
 CONNECT_RETRY_POLICY = {"max_retries": 5, "initial_backoff": 1000, "backoff_multiplier": 2.0, "max_backoff": 8000}
+MODULE = "distressbench.publish.spark.stages"  # the child's module, in its command line
 DEFAULT_SPARK_LOCAL_IP = "127.0.0.1"  # the address local Spark binds, unless SPARK_LOCAL_IP says otherwise
 
 
@@ -76,9 +74,8 @@ def dbt_target(environ: Mapping[str, str]) -> str:
 class SparkStages:
     """The child process that runs the Spark stages of one build, one `run` per stage."""
 
-    def __init__(self, process: subprocess.Popen[str], answers: IO[str]) -> None:
-        self._process = process
-        self._answers = answers
+    def __init__(self, child: child_process.Child) -> None:
+        self._child = child
         self._running = False  # a stage was sent and not answered
 
     @classmethod
@@ -87,59 +84,27 @@ class SparkStages:
         with the dbt project in `project`, on a local Spark or, given `remote`, over that
         Spark Connect server."""
         release_dir, build_dir = release_dir.absolute(), build_dir.absolute()
-        read, write = os.pipe()
-        answers = os.fdopen(read, encoding="utf-8")
-        try:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "distressbench.publish.spark.stages",
-                    str(os.getpid()),
-                    str(write),
-                    str(build_dir),
-                    str(project),
-                ],
-                cwd=build_dir,
-                env=spark_environment(release_dir, build_dir, os.environ, remote),
-                stdin=subprocess.PIPE,
-                pass_fds=(write,),
-                text=True,
-            )
-        except BaseException:
-            answers.close()
-            raise
-        finally:
-            os.close(write)
-        return cls(process, answers)
+        environment = spark_environment(release_dir, build_dir, os.environ, remote)
+        child = child_process.Child.start(MODULE, [str(build_dir), str(project)], cwd=build_dir, env=environment)
+        return cls(child)
 
     def run(self, stage: str) -> None:
         """Run `stage` in the child; StageFailed if it fails or the child ends first."""
-        stdin: IO[str] | None = self._process.stdin
         self._running = True
-        if stdin is not None:
-            with contextlib.suppress(BrokenPipeError):  # the child has ended: the missing answer says so
-                stdin.write(stage + "\n")
-                stdin.flush()
-        line = self._answers.readline()
-        if not line:
-            code = self._process.wait()
+        self._child.send(stage)
+        answer = self._child.receive()
+        if answer is None:
+            code = self._child.exit_code()
             raise StageFailed(stage, f"the Spark process ended with exit code {code} (its output is above)")
         self._running = False
-        failure = json.loads(line)["failure"]
-        if failure is not None:
-            raise StageFailed(stage, failure)
+        if answer["failure"] is not None:
+            raise StageFailed(stage, answer["failure"])
 
     def stop(self) -> None:
         """End the child and wait for it (nothing once it has ended): between stages, it stops
         Spark once its stdin closes; during one (the build interrupted), it is ended at once."""
-        if self._process.stdin is not None:
-            self._process.stdin.close()  # nothing is left unsent: each stage's name is flushed
-        if not self._running:
-            with contextlib.suppress(subprocess.TimeoutExpired):  # then it is ended below
-                self._process.wait(timeout=child_process.STOP_TIMEOUT_S)
-        child_process.stop(self._process)
-        self._answers.close()
+        self._child.close_orders(wait=not self._running)
+        self._child.stop()
 
 
 class _Failed(Exception):
@@ -283,15 +248,14 @@ def main(parent: int, answers_fd: int, build_dir: Path, project: Path) -> int:
     _start_resource_tracker(Path(os.environ["DBT_LOG_PATH"]) / "resource_tracker.log")  # dbt's log folder
     stages = _Stages(build_dir, project)
     by_name = {"dbt build": stages.dbt_build, "python step": stages.python_step, "publish": stages.publish}
-    with os.fdopen(answers_fd, "w", encoding="utf-8") as answers:
-        try:
-            for line in sys.stdin:
-                name = line.rstrip("\n")
-                failure = _failure(by_name[name]) if name in by_name else f"no stage named {name!r}"
-                answers.write(json.dumps({"failure": failure}) + "\n")
-                answers.flush()
-        finally:
-            stages.stop()
+    answers = child_process.Answers(answers_fd)
+    try:
+        for name in answers.orders():
+            failure = _failure(by_name[name]) if name in by_name else f"no stage named {name!r}"
+            answers.answer({"failure": failure})
+    finally:
+        answers.close()
+        stages.stop()
     return 0
 
 
