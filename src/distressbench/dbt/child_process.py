@@ -81,9 +81,9 @@ class Child:
     def send(self, order: Any) -> None:
         """Send one order (nothing if the child has ended: its missing answer says so)."""
         stdin = self._process.stdin
-        if stdin is None or stdin.closed:
+        if stdin is None or not self.running():
             return
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(BrokenPipeError):  # it ended meanwhile
             stdin.write(json.dumps(order) + "\n")
             stdin.flush()
 
@@ -99,8 +99,7 @@ class Child:
     def close_orders(self, *, wait: bool) -> None:
         """Send no more orders (the child ends when its stdin closes); with `wait`, give it
         STOP_TIMEOUT_S to end by itself."""
-        if self._process.stdin is not None:
-            self._process.stdin.close()
+        self._close_stdin()
         if wait:
             with contextlib.suppress(subprocess.TimeoutExpired):  # then `stop` ends it
                 self._process.wait(timeout=STOP_TIMEOUT_S)
@@ -116,9 +115,14 @@ class Child:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if process.stdin is not None:
-            process.stdin.close()
+        self._close_stdin()
         self._answers.close()
+
+    def _close_stdin(self) -> None:
+        """Close the child's stdin (an order it ended before reading is dropped)."""
+        if self._process.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self._process.stdin.close()
 
 
 class Answers:
