@@ -244,7 +244,8 @@ def _forget_the_compilation(manifest: Any) -> None:
     """Have the next command compile every node from its parse. dbt compiles into the manifest
     it is given and marks the ephemeral models' CTEs as injected; a second command running a
     model that reads an ephemeral one (the gate's judge-label aggregate, run once per gate)
-    would run it without that CTE ("Table with name __dbt__cte__... does not exist")."""
+    would run it without that CTE ("Table with name __dbt__cte__... does not exist"). dbt has
+    no public way to run a second command on a parse (docs/benchmarks.md, "Kept, and why")."""
     for node in manifest.nodes.values():
         if getattr(node, "extra_ctes_injected", False):
             node.extra_ctes_injected = False
