@@ -250,7 +250,7 @@ def test_spark_builds_into_one_folder_take_turns(
     """A publish removes every build folder but the current and the previous one, so a second
     build into the same spark dir waits until the first is done (no Spark starts here: the
     stages are replaced by a stand-in that fails, which ends the build before Spark)."""
-    from distressbench.publish import spark as spark_build
+    from distressbench.publish.spark import build as spark_build
     from distressbench.publish.stages import StageFailed
 
     root = tmp_path / "spark"
