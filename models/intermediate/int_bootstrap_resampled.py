@@ -41,7 +41,7 @@ OUTPUT_SCHEMA = pa.schema(
 
 
 def model(dbt, session):
-    from distressbench.runner.process_memory import return_freed_memory
+    from distressbench.dbt.process_memory import return_freed_memory
 
     rows = resampled_rows(dbt)
     # the frames resampled_rows read are freed: their memory goes back before dbt's next models

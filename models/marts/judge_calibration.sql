@@ -59,26 +59,7 @@ final as (
         {{ release_id() }} as release_id,
         scored.dimension,
         scored.display_order,
-        scored.n,
-        scored.n_ties_dropped,
-        scored.tp as n_true_positive,
-        scored.fp as n_false_positive,
-        scored.fn as n_false_negative,
-        scored.tn as n_true_negative,
-        scored.agreement,
-        scored.kappa,
-        scored.precision,
-        scored.recall,
-        scored.f1,
-        resampled.agreement_ci_low,
-        resampled.agreement_ci_high,
-        resampled.kappa_ci_low,
-        resampled.kappa_ci_high,
-        resampled.f1_ci_low,
-        resampled.f1_ci_high,
-        cast({{ var('calibration_kappa_floor') }} as {{ type_double() }}) as kappa_floor,
-        cast({{ var('calibration_min_pairs') }} as {{ dbt.type_bigint() }}) as min_pairs,
-        {{ meets_calibration_floor('scored.kappa', 'scored.n') }} as meets_calibration_floor
+        {{ judge_calibration_columns('scored', 'resampled') }}
     from scored
     left join resampled
         on scored.dimension = resampled.dimension

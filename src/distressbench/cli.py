@@ -130,7 +130,7 @@ def _cmd_synth(args: argparse.Namespace, settings: Settings) -> None:
 
 
 def _cmd_gate(args: argparse.Namespace, settings: Settings) -> int:
-    from distressbench.gate.staging import gate
+    from distressbench.gate.command import gate
 
     release = Path(args.release_dir)
     if not release.is_dir():
@@ -146,7 +146,7 @@ def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
     release = Path(args.release_dir) if args.release_dir else None
     if args.target == "spark":
-        from distressbench.publish.spark import build_on_spark
+        from distressbench.publish.spark.build import build_on_spark
 
         if args.warehouse or args.force:
             raise UsageError(

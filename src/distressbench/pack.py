@@ -331,7 +331,7 @@ def pack(
 ) -> Packed:
     """Check every source table, write the release into a temporary folder beside out_dir,
     gate it, and rename it into place. Raises PackRefused (nothing written) when a check fails."""
-    from distressbench.gate.staging import gate
+    from distressbench.gate.command import gate
 
     started = time.perf_counter()
     rec = Recorder(echo=False)

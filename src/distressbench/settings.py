@@ -1,6 +1,11 @@
 """The settings of one command: read from the environment once (`Settings.from_environment`,
 by the CLI) and passed down; where the project lives and where it keeps its temporary
-folders; the project's dbt vars.
+folders; the project's dbt vars, read once.
+
+The package runs from its checkout (an editable install): the dbt project it drives
+(dbt_project.yml, profiles.yml, models/, macros/, seeds/, tests/) is the checkout's, found
+from this file, and PROJECT_ROOT is named here alone (the rest of the package takes
+`Settings.project_dir` or the paths below).
 
 Each default lives in one place: the environment's in `Settings` below, the models' constants
 in dbt_project.yml's vars. profiles.yml's `env_var(..., default)` are the defaults of plain
@@ -14,7 +19,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +56,17 @@ class Settings:
     spark_dir: Path = DEFAULT_SPARK_DIR  # DISTRESSBENCH_SPARK_DIR: where Spark builds live
     spark_remote: str | None = None  # SPARK_REMOTE: a Spark Connect server (None: a local Spark)
     debug: bool = False  # DISTRESSBENCH_DEBUG: an unexpected error shows its traceback
+    # the dbt project the commands drive: this checkout (read when the settings are made)
+    project_dir: Path = field(default_factory=lambda: PROJECT_ROOT)
+    # the project's dbt vars (dbt_project.yml), as the models see them when dbt is given no --vars
+    dbt_vars: Mapping[str, Any] = field(default_factory=lambda: _dbt_vars())
+
+    def var(self, name: str) -> Any:
+        """The dbt var `name`; KeyError naming it if the project has no such var."""
+        try:
+            return self.dbt_vars[name]
+        except KeyError:
+            raise KeyError(f"var {name!r} is not in dbt_project.yml") from None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -73,12 +89,9 @@ class Settings:
 
 
 def dbt_var(name: str) -> Any:
-    """A var of dbt_project.yml, as the models see it when dbt is given no --vars (the gate,
-    the release history and the table captions read the project's constants from there)."""
-    try:
-        return _dbt_vars()[name]
-    except KeyError:
-        raise KeyError(f"var {name!r} is not in dbt_project.yml") from None
+    """A var of dbt_project.yml, for the module constants made from one (the table captions'
+    interval level and floor mark) and the defaults of functions called without Settings."""
+    return Settings().var(name)
 
 
 @functools.cache

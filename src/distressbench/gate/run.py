@@ -25,12 +25,11 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
+from distressbench.dbt.staging import Staging, StagingResult
 from distressbench.gate.files import check_manifest
 from distressbench.gate.results import (
     CheckResult,
@@ -49,24 +48,6 @@ from distressbench.release.release import Release
 __all__ = ["CheckResult", "GateReport", "Recorder", "StagingResult", "listing", "quote", "run_gate"]
 
 STAGES = ("manifest", "schema", "values")
-
-
-@dataclass(frozen=True)
-class StagingResult:
-    """What the staging step built: the database holding the staging tables, the folder of
-    links to the release files it read, the tables that could not be read (table -> error),
-    and those not read because a table they are matched with could not be (their checks are
-    reported as skipped)."""
-
-    database: Path
-    links: Path
-    unreadable: dict[str, str]
-    not_read: frozenset[str] = frozenset()
-
-
-# (release folder, tables that passed stage 2, the manifest if it passed stage 1) -> a function
-# that waits for what was built (the staging runs while the gate imports Great Expectations)
-Staging = Callable[[Path, dict[str, Path], Path | None], Callable[[], StagingResult]]
 
 
 def _readable_checks(result: StagingResult, tables: dict[str, Path], rec: StageRecorder) -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import duckdb
 
-from distressbench.publish.layout import WarehouseLayout
+from distressbench.dbt import relations
+from distressbench.publish.layout import Record, WarehouseLayout
 from distressbench.publish.stages import StageFailed
 from distressbench.release import contract
 from distressbench.release.manifest import manifest_sha256, sha256_of
@@ -78,6 +79,24 @@ def unwritable_folder(warehouse: Path) -> Path | None:
     return None
 
 
+def already_published(layout: WarehouseLayout, history: list[Record], release: Release, force: bool) -> Path | None:
+    """The publish check: the published file when it already holds `release` with identical
+    content (nothing to build), else None. A release id published before with other content
+    raises StageFailed unless `force`."""
+    previous = next((r for r in reversed(history) if r["release_id"] == release.release_id), None)
+    if previous is None or force:
+        return None
+    digest = release.manifest_sha256 or ""
+    if previous["manifest_sha256"] != digest:
+        raise StageFailed(
+            "publish check",
+            f"release id {release.release_id!r} was published before with different content "
+            f"(manifest sha256 {previous['manifest_sha256']}, now {digest}); use --force to replace it",
+        )
+    current = layout.current_build()
+    return current if current is not None and current.name == previous["build_file"] else None
+
+
 def audit(database: Path, release: Release, release_id: str) -> None:
     """Row counts reconcile with the manifest, the marts carry the release id, the file
     checkpoints and reopens read-only with its publication record."""
@@ -88,26 +107,25 @@ def audit(database: Path, release: Release, release_id: str) -> None:
             listed = files.get(contract.file_name(table))
             if listed is None:
                 continue
-            relation, count = (
-                ("intermediate.int_judge_labels_aggregated", "coalesce(sum(n_labels), 0)")
-                if table == "judge_labels"
-                else (f"staging.stg_release__{table}", "count(*)")
-            )
+            relation = relations.staging_relation(table)
+            count = "coalesce(sum(n_labels), 0)" if table == "judge_labels" else "count(*)"
             (rows,) = connection.execute(f"select {count} from {relation}").fetchone()
             if rows != listed["rows"]:
                 problems.append(f"{relation} counts {rows} rows, the manifest says {listed['rows']}")
         n_tasks = files[contract.file_name("tasks")]["rows"]
         n_models = files[contract.file_name("models")]["rows"]
-        (cells,) = connection.execute("select count(*) from marts.cell_scores").fetchone()
+        (cells,) = connection.execute(f"select count(*) from {relations.CELL_SCORES}").fetchone()
         if cells != n_tasks * n_models:
-            problems.append(f"marts.cell_scores has {cells} rows, expected {n_tasks} tasks x {n_models} models")
-        (labels,) = connection.execute("select coalesce(sum(n_labels), 0) from marts.verdicts").fetchone()
+            problems.append(f"{relations.CELL_SCORES} has {cells} rows, expected {n_tasks} tasks x {n_models} models")
+        (labels,) = connection.execute(f"select coalesce(sum(n_labels), 0) from {relations.VERDICTS}").fetchone()
         n_labels = files[contract.file_name("judge_labels")]["rows"]
         if labels != n_labels:
-            problems.append(f"marts.verdicts counts {labels} judge labels, the manifest lists {n_labels}")
-        ids = [r[0] for r in connection.execute("select distinct release_id from marts.headline_metrics").fetchall()]
+            problems.append(f"{relations.VERDICTS} counts {labels} judge labels, the manifest lists {n_labels}")
+        ids = [
+            r[0] for r in connection.execute(f"select distinct release_id from {relations.HEADLINE_METRICS}").fetchall()
+        ]
         if ids != [release_id]:
-            problems.append(f"marts.headline_metrics holds release ids {ids}, expected [{release_id!r}]")
+            problems.append(f"{relations.HEADLINE_METRICS} holds release ids {ids}, expected [{release_id!r}]")
         connection.execute("checkpoint")
     if problems:
         raise StageFailed("audit", "; ".join(problems))

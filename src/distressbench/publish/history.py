@@ -13,20 +13,26 @@ release republished with --force keeps only its latest results).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
 
-from distressbench import settings
+from distressbench.dbt.relations import HEADLINE_METRICS
+from distressbench.settings import Settings
 
 SCHEMA = "history"
 PUBLISHED = "published"  # the alias the published file is attached under
 RELEASES = "releases"  # the history table of releases; the others hold mart rows
 
 
-def history_tables() -> dict[str, dict[str, str]]:
+# table -> column -> type
+Tables = Mapping[str, Mapping[str, str]]
+
+
+def history_tables(settings: Settings) -> Tables:
     """table -> column -> type, from the dbt var `history_tables`."""
-    return settings.dbt_var("history_tables")
+    return settings.var("history_tables")
 
 
 def _ident(name: str) -> str:
@@ -37,10 +43,10 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def create_tables(connection: duckdb.DuckDBPyConnection) -> None:
-    """Schema `history` and its tables, empty, where absent."""
+def create_tables(connection: duckdb.DuckDBPyConnection, tables: Tables) -> None:
+    """Schema `history` and its `tables`, empty, where absent."""
     connection.execute(f"create schema if not exists {SCHEMA}")
-    for table, columns in history_tables().items():
+    for table, columns in tables.items():
         definition = ", ".join(f"{_ident(c)} {t}" for c, t in columns.items())
         connection.execute(f"create table if not exists {SCHEMA}.{_ident(table)} ({definition})")
 
@@ -64,13 +70,13 @@ def _own_record(connection: duckdb.DuckDBPyConnection) -> tuple[str, str | None,
         if rows:
             return rows[0]
     if _columns(connection, "marts", "headline_metrics") is not None:
-        rows = connection.execute(f"select distinct release_id from {PUBLISHED}.marts.headline_metrics").fetchall()
+        rows = connection.execute(f"select distinct release_id from {PUBLISHED}.{HEADLINE_METRICS}").fetchall()
         if len(rows) == 1:
             return rows[0][0], None, None
     return None
 
 
-def _select(columns: dict[str, str], present: set[str], overrides: dict[str, str]) -> str:
+def _select(columns: Mapping[str, str], present: set[str], overrides: dict[str, str]) -> str:
     """The history table's columns from a source with `present` columns: overrides first, then
     the source's own column, else null."""
     parts = []
@@ -85,27 +91,27 @@ def _select(columns: dict[str, str], present: set[str], overrides: dict[str, str
     return ", ".join(parts)
 
 
-def carry_forward(published: Path | None, building: Path) -> dict[str, int]:
-    """Create the history tables in `building` and fill them from `published` (None: a fresh
+def carry_forward(published: Path | None, building: Path, tables: Tables) -> dict[str, int]:
+    """Create the history `tables` in `building` and fill them from `published` (None: a fresh
     warehouse, the tables stay empty). Returns rows per history table."""
     with duckdb.connect(str(building)) as connection:
-        create_tables(connection)
+        create_tables(connection, tables)
         if published is not None:
             connection.execute(f"attach {_literal(str(published))} as {PUBLISHED} (read_only)")
             try:
-                _copy(connection)
+                _copy(connection, tables)
             finally:
                 connection.execute(f"detach {PUBLISHED}")
         return {
             table: connection.execute(f"select count(*) from {SCHEMA}.{_ident(table)}").fetchall()[0][0]
-            for table in history_tables()
+            for table in tables
         }
 
 
-def _copy(connection: duckdb.DuckDBPyConnection) -> None:
+def _copy(connection: duckdb.DuckDBPyConnection, tables: Tables) -> None:
     own = _own_record(connection)
     own_id = own[0] if own is not None else None
-    for table, columns in history_tables().items():
+    for table, columns in tables.items():
         target = f"{SCHEMA}.{_ident(table)}"
         carried = _columns(connection, SCHEMA, table)
         if carried is not None:

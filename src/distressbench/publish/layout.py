@@ -25,12 +25,14 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from distressbench.publish.stages import say
+from distressbench.release.release import Release
 
 KEEP_PREVIOUS_BUILDS = 1
 WORK_FOLDER = "work-current"  # fixed, so the profile dbt sees is the same for every build
@@ -168,6 +170,19 @@ def record_publication(database: Path, history: list[Record]) -> None:
                 for r in history
             ],
         )
+
+
+def publication_record(release: Release, database: Path, gate_report: dict[str, Any]) -> Record:
+    """This build's line of the publication history: the release, when, the file it is
+    published as, and the gate's report."""
+    return {
+        "release_id": release.release_id,
+        "manifest_sha256": release.manifest_sha256 or "",
+        "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "build_file": database.name,
+        "release_dir": str(release.folder),
+        "gate_report": gate_report,
+    }
 
 
 def publish(layout: WarehouseLayout, database: Path, scratch: Path) -> None:

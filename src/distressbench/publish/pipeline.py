@@ -1,27 +1,29 @@
 """`distressbench build`: write, audit, publish. docs/building.md describes the stages.
 
 1. prepare -- take the build lock, end a dbt process a killed build left behind, clear what
-   an earlier build left behind;
+   an earlier build left behind, start dbt (it parses the project while the gate checks the
+   files);
 2. gate -- the file checks (manifest, sha256, Arrow schemas); dbt runs the staging models
-   into the unpublished file `building.duckdb` (distressbench.gate.staging), and the
-   value checks (Great Expectations) run on what dbt built there;
+   into the unpublished file `building.duckdb` (distressbench.dbt.staging), and the value
+   checks (Great Expectations) run on what dbt built there;
 3. publish check -- a release id already published with other content needs --force;
 4. history -- the results of the releases published before are carried into the file;
 5. dbt build -- `dbt build` of everything else, every data test a node (the staging models'
    tests included), in the same dbt process, on the rows the gate checked;
 6. verify -- the manifest is the one read before the gate and every file still has its
    sha256: what is published is what was checked;
-7. audit -- row counts reconcile with the manifest, the publication record is written and
+7. audit -- the publication record is written, row counts reconcile with the manifest and
    the file reopens read-only;
 8. publish -- one atomic rename of a symlink.
 
-The layout and the publish are distressbench.publish.layout's, the checks outside dbt
-distressbench.publish.checks', the stage runner distressbench.publish.stages'.
+`build_release` names the stages in order; each is a function here or in
+distressbench.publish.layout (the folders, the lock, the publish), distressbench.publish.checks
+(the checks outside dbt) and distressbench.publish.stages (the stage runner).
 
 dbt's target folder `<name>.builds/dbt-target/` is kept between builds, so dbt parses the
-project partially. The release build leaves out dbt's unit tests: they test the SQL on fixed
-inputs, not the release's data, so no release can change their outcome; plain `dbt build`
-and CI run them.
+project partially. The release build leaves out what no release can change
+(stages.NOT_IN_A_RELEASE_BUILD: dbt's unit tests, which test the SQL on fixed inputs, and
+the seeds' tests); plain `dbt build` and CI run them.
 """
 
 from __future__ import annotations
@@ -29,21 +31,33 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import ExitStack
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
-from distressbench.gate.staging import DbtStaging, link_folder, staging_models
-from distressbench.publish.checks import audit, unwritable_folder, verify_release_unchanged, warehouse_refusal
-from distressbench.publish.history import carry_forward
+from distressbench.dbt.process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
+from distressbench.dbt.relations import HEADLINE_METRICS
+from distressbench.dbt.staging import DbtStaging, link_folder, staging_models
+from distressbench.gate.results import GateReport
+from distressbench.publish.checks import (
+    already_published,
+    audit,
+    unwritable_folder,
+    verify_release_unchanged,
+    warehouse_refusal,
+)
+from distressbench.publish.history import carry_forward, history_tables
 from distressbench.publish.layout import (
     BUILDING_FILE,
     DBT_TARGET,
     WORK_FOLDER,
+    Record,
     WarehouseLayout,
     build_lock,
     discard_unpublished,
+    publication_record,
     publish,
     published_history,
     published_state,
@@ -53,7 +67,6 @@ from distressbench.publish.layout import (
 )
 from distressbench.publish.stages import NOT_IN_A_RELEASE_BUILD, StageFailed, say, stage
 from distressbench.release.release import Release, load_release
-from distressbench.runner.dbt_process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.settings import Settings
 
 # dbt's threads in a release build (DISTRESSBENCH_THREADS overrides): two below this many
@@ -103,7 +116,7 @@ def print_headline(database: Path) -> None:
     try:
         with duckdb.connect(str(database), read_only=True) as connection:
             rows = connection.sql(
-                "select metric, value, ci_low, ci_high, paper_value from marts.headline_metrics order by display_order"
+                f"select metric, value, ci_low, ci_high, paper_value from {HEADLINE_METRICS} order by display_order"
             ).fetchall()
     except duckdb.Error as error:
         say(f"(headline metrics not shown: {error})")
@@ -162,105 +175,123 @@ def task_set_note(database: Path) -> str | None:
     )
 
 
+@dataclass(frozen=True)
+class Build:
+    """One build as its stages share it: the warehouse's layout, the release, the work folder
+    and the unpublished file in it, the publication history so far, and the build's stamp."""
+
+    layout: WarehouseLayout
+    release: Release
+    scratch: Path
+    history: list[Record]
+    stamp: str
+
+    @property
+    def building(self) -> Path:
+        return self.scratch / BUILDING_FILE
+
+    @property
+    def database(self) -> Path:
+        """The file the build is published as."""
+        return self.layout.builds_dir / f"{self.release.release_id}-{self.stamp}.duckdb"
+
+
+def prepare(layout: WarehouseLayout, release_dir: Path, stack: ExitStack) -> Build:
+    """Take the build lock (held until `stack` closes), end a killed build's dbt process,
+    clear what earlier builds left and make the work folder; read the release."""
+    layout.builds_dir.mkdir(parents=True, exist_ok=True)
+    stack.enter_context(build_lock(layout.lock, layout.published))
+    scratch = layout.builds_dir / WORK_FOLDER
+    end_leftover(scratch / "dbt")  # a killed build's dbt process, if it still runs
+    history = published_history(layout)
+    remove_stale_files(layout, history)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    scratch.mkdir()
+    release = load_release(release_dir)
+    stack.callback(discard_unpublished, scratch / BUILDING_FILE)  # a failed build keeps its logs, not its database
+    return Build(layout, release, scratch, history, stamp)
+
+
+def start_dbt(build: Build, settings: Settings, stack: ExitStack) -> DbtProcess:
+    """dbt's process for the build (stopped when `stack` closes), building into the
+    unpublished file and reading the release through the warehouse's link folder."""
+    dbt = DbtProcess.start(
+        project=settings.project_dir,
+        database=build.building,
+        release_links=link_folder(build.layout.published),
+        log_dir=build.scratch / "dbt",
+        target_dir=build.layout.builds_dir / DBT_TARGET,
+        threads=settings.dbt_threads or dbt_threads(build.release),
+        memory_limit=settings.memory_limit,
+    )
+    stack.callback(dbt.stop)
+    return dbt
+
+
+def gate_release(build: Build, dbt: DbtProcess, settings: Settings) -> GateReport:
+    """The file checks, then the staging layer built into the unpublished file and the value
+    checks on what was built there; StageFailed listing the failed checks."""
+    from distressbench.gate.run import run_gate
+
+    report_path = build.scratch / "gate-report.json"
+    links = link_folder(build.layout.published)
+    staging = DbtStaging(dbt, links, build.building)
+    report = run_gate(build.release, report_path, echo=False, memory_limit=settings.memory_limit, staging=staging)
+    if not report.passed:
+        failures = [c.message for c in report.checks if not c.passed]
+        raise StageFailed(
+            "gate",
+            f"the release breaks the contract in {len(failures)} check(s):\n  "
+            + "\n  ".join(failures)
+            + f"\nfull report: {report_path}",
+        )
+    say(f"[gate] {len(report.checks)} checks passed")
+    return report
+
+
+def publish_build(build: Build, history: list[Record]) -> None:
+    """The unpublished file renamed to its published name, the symlink switched to it, and
+    the publication log rewritten."""
+    os.replace(build.building, build.database)
+    publish(build.layout, build.database, build.scratch)
+    write_log(build.layout, history)
+
+
 def build_release(
     release_dir: Path, warehouse: Path, settings: Settings | None = None, *, force: bool = False
 ) -> tuple[Path, bool]:
     """Run every stage (with the default Settings unless given); returns the published
     database file and whether this build published it (False: identical content was
     already published). Raises StageFailed."""
-    from distressbench.gate.run import run_gate
-
     settings = settings or Settings()
     layout = WarehouseLayout(warehouse.absolute())
-    release_dir = release_dir.absolute()
     with ExitStack() as stack:
         with stage("prepare"):
-            layout.builds_dir.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(build_lock(layout.lock, layout.published))
-            scratch = layout.builds_dir / WORK_FOLDER
-            end_leftover(scratch / "dbt")  # a killed build's dbt process, if it still runs
-            history = published_history(layout)
-            remove_stale_files(layout, history)
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-            scratch.mkdir()
-        release = load_release(release_dir)
-        digest = release.manifest_sha256 or ""
-        building = scratch / BUILDING_FILE
-        stack.callback(discard_unpublished, building)  # a failed build keeps its logs, not its database
-        links = link_folder(layout.published)
-        # dbt imports and parses the project while the gate checks the files
-        dbt = DbtProcess.start(
-            database=building,
-            release_links=links,
-            log_dir=scratch / "dbt",
-            target_dir=layout.builds_dir / DBT_TARGET,
-            threads=settings.dbt_threads or dbt_threads(release),
-            memory_limit=settings.memory_limit,
-        )
-        stack.callback(dbt.stop)
+            build = prepare(layout, release_dir.absolute(), stack)
+            dbt = start_dbt(build, settings, stack)
         with stage("gate"):
-            # the file checks, then the staging layer built into the unpublished file and the
-            # value checks on what was built there
-            report_path = scratch / "gate-report.json"
-            report = run_gate(
-                release,
-                report_path,
-                echo=False,
-                memory_limit=settings.memory_limit,
-                staging=DbtStaging(dbt, links, building),
-            )
-            if not report.passed:
-                failures = [c.message for c in report.checks if not c.passed]
-                raise StageFailed(
-                    "gate",
-                    f"the release breaks the contract in {len(failures)} check(s):\n  "
-                    + "\n  ".join(failures)
-                    + f"\nfull report: {report_path}",
-                )
-            say(f"[gate] {len(report.checks)} checks passed")
+            report = gate_release(build, dbt, settings)
         with stage("publish check"):
-            release_id = release.release_id
-            previous = next((r for r in reversed(history) if r["release_id"] == release_id), None)
-            current = layout.current_build()
-            if previous is not None and not force:
-                if previous["manifest_sha256"] != digest:
-                    raise StageFailed(
-                        "publish check",
-                        f"release id {release_id!r} was published before with different content "
-                        f"(manifest sha256 {previous['manifest_sha256']}, now {digest}); use --force to replace it",
-                    )
-                if current is not None and current.name == previous["build_file"]:
-                    say(f"release {release_id} is already published with identical content: nothing to do")
-                    dbt.stop()  # before its work folder goes
-                    remove_stale_files(layout, history)
-                    return current, False
-        database = layout.builds_dir / f"{release_id}-{stamp}.duckdb"
+            published = already_published(layout, build.history, build.release, force)
+        if published is not None:
+            say(f"release {build.release.release_id} is already published with identical content: nothing to do")
+            dbt.stop()  # before its work folder goes
+            remove_stale_files(layout, build.history)
+            return published, False
         with stage("history"):
-            # the results of the releases published before, carried into the unpublished file
-            # (which the gate has created) for the history staging models dbt builds next
-            carry_forward(layout.current_build(), building)
+            carry_forward(layout.current_build(), build.building, history_tables(settings))
         with stage("dbt build"):
-            run_dbt(dbt, release)
+            run_dbt(dbt, build.release)
         with stage("verify"):
-            verify_release_unchanged(release)
-        record = {
-            "release_id": release_id,
-            "manifest_sha256": digest,
-            "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "build_file": database.name,
-            "release_dir": str(release_dir),
-            "gate_report": report.to_json(),
-        }
-        history = [*history, record]
+            verify_release_unchanged(build.release)
+        history = [*build.history, publication_record(build.release, build.database, report.to_json())]
         with stage("audit"):
-            record_publication(building, history)
-            audit(building, release, release_id)
+            record_publication(build.building, history)
+            audit(build.building, build.release, build.release.release_id)
         with stage("publish"):
-            os.replace(building, database)
-            publish(layout, database, scratch)
-            write_log(layout, history)
+            publish_build(build, history)
         remove_stale_files(layout, history)
-    return database, True
+    return build.database, True
 
 
 def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, force: bool = False) -> int:

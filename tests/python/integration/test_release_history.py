@@ -19,6 +19,7 @@ import pytest
 from distressbench.outputs.report import write_report
 from distressbench.publish.history import history_tables
 from distressbench.publish.pipeline import build_release
+from distressbench.settings import Settings
 from distressbench.submit import submit
 from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, make_release
 from fixtures.submission_factory import split_release
@@ -92,7 +93,7 @@ def test_the_same_inputs_give_the_same_marts_bit_for_bit(built: Built) -> None:
 
 
 def test_a_fresh_warehouse_has_empty_history_tables(built: Built) -> None:
-    for table in history_tables():
+    for table in history_tables(Settings()):
         assert _rows(built.base, f"select count(*) from history.{table}") == [(0,)], table
     assert _rows(built.base, "select count(*) from marts.release_changes") == [(0,)]
     assert _rows(built.base, "select count(*) from marts.headline_changes") == [(0,)]
@@ -105,7 +106,7 @@ def test_history_holds_every_release_published_before(built: Built) -> None:
     assert _rows(built.derived, "select release_id from history.releases") == [(built.base_id,)]
     for release_id, own_file in ((built.base_id, built.base), (built.derived_id, built.derived)):
         for table in ("model_scores", "headline_metrics", "dimension_scores"):
-            columns = ", ".join(c for c in history_tables()[table] if c != "published_at")
+            columns = ", ".join(c for c in history_tables(Settings())[table] if c != "published_at")
             carried = _rows(
                 built.original, f"select {columns} from history.{table} where release_id = '{release_id}' order by all"
             )

@@ -50,7 +50,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 BIN = Path(sys.executable).parent
 TOLERANCE = 1e-9
 EXACT_TABLES = ("int_bootstrap_resampled", "int_calibration_resampled")  # the bootstrap, identical
-SPARK_STAGES = b"distressbench.publish.spark_stages"  # in the command line of the build's Spark process
+SPARK_STAGES = b"distressbench.publish.spark.stages"  # in the command line of the build's Spark process
 
 
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -248,7 +248,7 @@ def test_spark_builds_into_one_folder_take_turns(
     """A publish removes every build folder but the current and the previous one, so a second
     build into the same spark dir waits until the first is done (no Spark starts here: the
     stages are replaced by a stand-in that fails, which ends the build before Spark)."""
-    from distressbench.publish import spark as spark_build
+    from distressbench.publish.spark import build as spark_build
     from distressbench.publish.stages import StageFailed
 
     root = tmp_path / "spark"

@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from distressbench.dbt.process import DbtFailed
 from distressbench.errors import DistressbenchError, UsageError
 from distressbench.evals.import_inspect import ImportRefused
 from distressbench.outputs.show import UnknownId
@@ -21,7 +22,6 @@ from distressbench.outputs.warehouse import NotAWarehouse, QueryFailed, SqlRefus
 from distressbench.pack import PackRefused
 from distressbench.publish.pipeline import print_headline
 from distressbench.publish.stages import StageFailed
-from distressbench.runner.dbt_process import DbtFailed
 from distressbench.settings import Settings
 from distressbench.stats.agreement import AgreementInputError
 from distressbench.stats.bootstrap.checks import BootstrapInputError

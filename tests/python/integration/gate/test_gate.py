@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench import cli
+from distressbench.gate.command import gate
 from distressbench.gate.run import quote
-from distressbench.gate.staging import gate
 from distressbench.release import contract
 from distressbench.settings import Settings
 from fixtures.gate_runs import GateRun, assert_fails, fail_lines, frame, printed, run

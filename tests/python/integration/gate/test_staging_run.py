@@ -1,4 +1,4 @@
-"""The release's staging models as the gate has dbt run them (distressbench.gate.staging):
+"""The release's staging models as the gate has dbt run them (distressbench.dbt.staging):
 the replies' blank test (is_blank) reads every kind of white space."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distressbench.gate.staging import DbtStaging, link_folder
+from distressbench.dbt.process import DbtProcess
+from distressbench.dbt.staging import DbtStaging, link_folder
 from distressbench.release import contract
-from distressbench.runner.dbt_process import DbtProcess
+from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 
@@ -28,6 +29,7 @@ def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Pat
     tables = contract.release_files(release)
     database, links = tmp_path / "gate.duckdb", link_folder(tmp_path)
     dbt = DbtProcess.start(
+        project=Settings().project_dir,
         database=database,
         release_links=links,
         log_dir=tmp_path / "dbt",

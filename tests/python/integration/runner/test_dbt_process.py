@@ -16,10 +16,11 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.gate.staging import link_release
+from distressbench.dbt.process import PID_FILE, DbtProcess, end_leftover
+from distressbench.dbt.staging import link_release
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
-from distressbench.runner.dbt_process import PID_FILE, DbtProcess, end_leftover
+from distressbench.settings import Settings
 from fixtures.processes import alive, wait_for
 from fixtures.release_factory import make_release
 
@@ -112,7 +113,7 @@ def test_dbt_ends_with_a_build_killed_outright_and_the_next_build_publishes(
 def test_a_later_build_ends_a_dbt_process_left_in_its_work_folder(tmp_path: Path) -> None:
     """end_leftover ends a process whose command is dbt's (as a build killed before the
     kernel could end its child would leave) and leaves any other pid alone."""
-    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "distressbench.runner.dbt_process"]
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)", "distressbench.dbt.process"]
     leftover = subprocess.Popen(sleeper)
     other = subprocess.Popen(["sleep", "120"])
     try:
@@ -150,6 +151,7 @@ def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
         folder = tmp_path / name
         link_release(folder / "links", contract.release_files(release), release / contract.MANIFEST)
         dbt = DbtProcess.start(
+            project=Settings().project_dir,
             database=folder / "building.duckdb",
             release_links=folder / "links",
             log_dir=folder / "dbt",

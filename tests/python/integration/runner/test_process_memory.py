@@ -34,7 +34,7 @@ def test_freed_memory_goes_back(allocation: str) -> None:
     script = "\n".join(
         (
             "import numpy as np, pyarrow as pa, pyarrow.compute as pc",
-            "from distressbench.runner.process_memory import return_freed_memory",
+            "from distressbench.dbt.process_memory import return_freed_memory",
             RESIDENT,
             ALLOCATIONS[allocation],
             "del blocks",

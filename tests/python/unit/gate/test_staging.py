@@ -1,4 +1,4 @@
-"""The gate's workspace (distressbench.gate.staging): one per checkout, held by one gate at a
+"""The gate's workspace (distressbench.dbt.staging): one per checkout, held by one gate at a
 time. The staging run itself is tested in tests/python/integration/gate/test_staging_run.py."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from distressbench.gate.staging import gate_workspace
+from distressbench.dbt.staging import gate_workspace
 
 
 def test_each_checkout_has_a_gate_workspace_of_its_own_held_by_one_gate_at_a_time(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from distressbench.publish.history import carry_forward, history_tables
+from distressbench.settings import Settings
 
 
 def _published(path: Path, *, with_meta: bool = True, with_history: bool = True) -> Path:
@@ -57,8 +58,10 @@ def _rows(database: Path, sql: str) -> list[tuple[object, ...]]:
 
 def test_a_fresh_warehouse_gets_empty_history_tables(tmp_path: Path) -> None:
     building = tmp_path / "building.duckdb"
-    assert carry_forward(None, building) == {table: 0 for table in history_tables()}
-    for table, columns in history_tables().items():
+    assert carry_forward(None, building, history_tables(Settings())) == {
+        table: 0 for table in history_tables(Settings())
+    }
+    for table, columns in history_tables(Settings()).items():
         described = _rows(
             building,
             f"select column_name, lower(data_type) from duckdb_columns()"
@@ -70,7 +73,7 @@ def test_a_fresh_warehouse_gets_empty_history_tables(tmp_path: Path) -> None:
 def test_the_published_release_and_its_history_are_carried(tmp_path: Path) -> None:
     published = _published(tmp_path / "published.duckdb")
     building = tmp_path / "building.duckdb"
-    counts = carry_forward(published, building)
+    counts = carry_forward(published, building, history_tables(Settings()))
     assert counts == {
         "releases": 2,
         "model_scores": 2,
@@ -104,7 +107,7 @@ def test_the_published_release_and_its_history_are_carried(tmp_path: Path) -> No
 def test_a_file_without_publication_records_still_gives_its_marts(tmp_path: Path) -> None:
     published = _published(tmp_path / "published.duckdb", with_meta=False, with_history=False)
     building = tmp_path / "building.duckdb"
-    carry_forward(published, building)
+    carry_forward(published, building, history_tables(Settings()))
     assert _rows(building, "select * from history.releases") == [("r2", None, None)]
     assert _rows(building, "select release_id, published_at, score from history.model_scores") == [("r2", None, 0.5)]
 
@@ -113,4 +116,4 @@ def test_a_file_without_publication_records_still_gives_its_marts(tmp_path: Path
 def test_a_published_path_with_quotes_is_attached_safely(tmp_path: Path, name: str) -> None:
     published = _published(tmp_path / name)
     building = tmp_path / "building.duckdb"
-    assert carry_forward(published, building)["model_scores"] == 2
+    assert carry_forward(published, building, history_tables(Settings()))["model_scores"] == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from distressbench.publish.spark_stages import dbt_target, spark_environment
+from distressbench.publish.spark.stages import dbt_target, spark_environment
 
 
 def test_the_spark_process_gets_the_build_in_its_environment() -> None:

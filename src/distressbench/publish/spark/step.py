@@ -18,8 +18,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from distressbench import settings
-
 
 @dataclass(frozen=True)
 class SparkSqlRelation:
@@ -89,12 +87,13 @@ def python_models(manifest: Any) -> list[Any]:
     return ordered
 
 
-def run_python_model(spark: Any, manifest: Any, node: Any) -> int:
-    """Run one Python model file with the Spark stand-in and write its table; returns its row count."""
+def run_python_model(spark: Any, manifest: Any, node: Any, project: Path) -> int:
+    """Run one Python model file of the dbt project in `project` with the Spark stand-in and
+    write its table; returns its row count."""
     relations = {
         manifest.nodes[d].name: manifest.nodes[d].relation_name for d in node.depends_on.nodes if d in manifest.nodes
     }
-    path = settings.PROJECT_ROOT / Path(node.original_file_path)
+    path = project / Path(node.original_file_path)
     specification = importlib.util.spec_from_file_location(node.name, path)
     if specification is None or specification.loader is None:
         raise RuntimeError(f"cannot load the Python model {node.original_file_path}")

@@ -8,13 +8,13 @@ Stages (each prints `[stage] ...` and `[stage] done in x s`, as the DuckDB build
    a mart, a reporting model or downstream of a Python model; on-run-start registers the
    release's files as Spark tables (macros/release_sources.sql);
 3. python step -- dbt-spark runs Python models only on Databricks, so the bootstraps run
-   here (distressbench.publish.spark_step: the model files, read and written through Spark);
+   here (distressbench.publish.spark.step: the model files, read and written through Spark);
 4. publish -- dbt builds the marts and the reporting models with their tests (then the
    tests of the step's tables, some of which read the marts): on Spark, publishing is the
    marts schema of the target, written last.
 
 The stages that need Spark (dbt build, python step, and the publish stage's dbt runs and
-headline) run in one child process (distressbench.publish.spark_stages) started with an
+headline) run in one child process (distressbench.publish.spark.stages) started with an
 explicit environment: the local Spark starts once for the three dbt invocations and the step
 (or, with a Spark Connect server given, SPARK_REMOTE or --spark-remote, one Connect session
 serves them, and the work runs on the server's executors), and this process's environment is
@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from distressbench.publish.layout import build_lock
-from distressbench.publish.spark_stages import SparkStages
+from distressbench.publish.spark.stages import SparkStages
 from distressbench.publish.stages import StageFailed, say, stage
 from distressbench.release.release import load_release
 from distressbench.settings import Settings
@@ -77,7 +77,7 @@ def _publish(root: Path, build_dir: Path) -> None:
 
 def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | None = None) -> Path:
     """Every stage; returns the published build folder. Raises StageFailed."""
-    from distressbench.gate.staging import gate
+    from distressbench.gate.command import gate
 
     settings = settings or Settings()
     release = load_release(release_dir)
@@ -93,7 +93,7 @@ def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | N
     release_id = release.release_id
     build_dir = root / f"{release_id}-{stamp}"
     build_dir.mkdir(parents=True)
-    stages = SparkStages.start(release_dir, build_dir, settings.spark_remote)
+    stages = SparkStages.start(release_dir, build_dir, settings.project_dir, settings.spark_remote)
     try:
         for name in ("dbt build", "python step"):
             with stage(name):

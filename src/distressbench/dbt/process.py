@@ -1,6 +1,6 @@
 """dbt in a child process: the project parsed once, then one `dbt` command per order.
 
-`DbtProcess.start` starts `python -m distressbench.runner.dbt_process`, which parses the project
+`DbtProcess.start` starts `python -m distressbench.dbt.process`, which parses the project
 and then runs each command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`,
 answering with what each node did. dbt parses partially: its target folder is kept between
 builds, and a new one starts from this checkout's latest parse (`saved_parse`). dbt sees the
@@ -17,31 +17,31 @@ the log folder (`dbt.pid`) so that a later build, under the build lock, can end 
 still there (`end_leftover`). Between commands the child closes its DuckDB connection, so
 the gate's own connection can open the same database file.
 
-Run as `python -m distressbench.runner.dbt_process PARENT_PID PROJECT_DIR` by DbtProcess only.
+Run as `python -m distressbench.dbt.process PARENT_PID ANSWERS_FD PROJECT_DIR` by DbtProcess only
+(child_process.Child: orders and answers are JSON lines).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from distressbench import settings
+from distressbench.dbt import child_process
 from distressbench.errors import DistressbenchError
-from distressbench.runner import child_process
+from distressbench.settings import temporary_folder
 
 CONSOLE_LOG = "console.log"  # dbt's console output, in the log folder
 PID_FILE = "dbt.pid"  # the child's pid, in the log folder
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's saved parse, in its target folder
 PROJECT_MARKER = "project-folder.txt"  # the project folder whose parse the target folder saved
+MODULE = "distressbench.dbt.process"  # the child's module, in its command line
 RELEASE_LINK = "release-links"  # in the database's folder: a link to the folder of links to the release
 
 
@@ -79,8 +79,8 @@ class DbtOutcome:
 class DbtProcess:
     """The dbt child process of one build or gate."""
 
-    def __init__(self, process: subprocess.Popen[str], log_dir: Path, parse: Path, saved: Path) -> None:
-        self._process = process
+    def __init__(self, child: child_process.Child, log_dir: Path, parse: Path, saved: Path) -> None:
+        self._child = child
         self.log_dir = log_dir
         self._parse = parse  # the parse dbt saves in its target folder
         self._saved = saved  # and where the next new target folder finds it
@@ -90,6 +90,7 @@ class DbtProcess:
     def start(
         cls,
         *,
+        project: Path,
         database: Path,
         release_links: Path,
         log_dir: Path,
@@ -97,11 +98,12 @@ class DbtProcess:
         threads: int,
         memory_limit: str,
     ) -> DbtProcess:
-        """Start dbt on `database` (the profile's path), reading the release through the
-        folder of links `release_links`, with `threads` threads and DuckDB's `memory_limit`."""
+        """Start dbt on the project in `project`, building into `database` (the profile's
+        path), reading the release through the folder of links `release_links`, with
+        `threads` threads and DuckDB's `memory_limit`."""
         log_dir.mkdir(parents=True, exist_ok=True)
-        forget_the_parse_of_another_folder(target_dir)
-        saved = saved_parse(database.name)
+        forget_the_parse_of_another_folder(target_dir, project)
+        saved = saved_parse(database.name, project)
         if saved.exists() and not (target_dir / PARTIAL_PARSE).exists():
             shutil.copyfile(saved, target_dir / PARTIAL_PARSE)
         link = database.parent / RELEASE_LINK
@@ -120,23 +122,9 @@ class DbtProcess:
             "DBT_LOG_PATH": str(log_dir / "logs"),
         }
         with (log_dir / CONSOLE_LOG).open("w", encoding="utf-8") as console:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "distressbench.runner.dbt_process",
-                    str(os.getpid()),
-                    str(settings.PROJECT_ROOT),
-                ],
-                cwd=database.parent,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=console,
-                text=True,
-            )
-        (log_dir / PID_FILE).write_text(str(process.pid), encoding="utf-8")
-        return cls(process, log_dir, target_dir / PARTIAL_PARSE, saved)
+            child = child_process.Child.start(MODULE, [str(project)], cwd=database.parent, env=env, output=console)
+        (log_dir / PID_FILE).write_text(str(child.pid), encoding="utf-8")
+        return cls(child, log_dir, target_dir / PARTIAL_PARSE, saved)
 
     def invoke(self, arguments: list[str]) -> DbtOutcome:
         """Run `dbt <arguments>` (the project's folders are added) and say what it did."""
@@ -146,15 +134,10 @@ class DbtProcess:
     def send(self, arguments: list[str]) -> None:
         """Have dbt start `dbt <arguments>` (once it has parsed the project); `receive` waits
         for what it did, so the caller can work meanwhile."""
-        stdin: IO[str] | None = self._process.stdin
-        if stdin is None or self._process.poll() is not None:
+        if not self._child.running():
             self._check_parsed()  # a failed parse ends the process: say so
             raise DbtFailed(f"dbt's process has ended; {self._console_tail()}")
-        try:
-            stdin.write(json.dumps(arguments) + "\n")
-            stdin.flush()
-        except BrokenPipeError:
-            pass  # the process ended meanwhile: receive says why
+        self._child.send(arguments)
 
     def receive(self) -> DbtOutcome:
         """What the command `send` started did."""
@@ -173,16 +156,14 @@ class DbtProcess:
 
     def stop(self) -> None:
         """End the process (a no-op once it has ended) and wait for it."""
-        child_process.stop(self._process)
+        self._child.stop()
         (self.log_dir / PID_FILE).unlink(missing_ok=True)
 
     def _answer(self) -> DbtOutcome:
-        stdout: IO[str] | None = self._process.stdout
-        line = stdout.readline() if stdout is not None else ""
-        if not line:
-            code = self._process.wait()
+        answer = self._child.receive()
+        if answer is None:
+            code = self._child.exit_code()
             raise DbtFailed(f"dbt's process ended with exit code {code}; {self._console_tail()}")
-        answer = json.loads(line)
         return DbtOutcome(answer["success"], tuple(NodeResult(**node) for node in answer["nodes"]), answer["exception"])
 
     def _console_tail(self) -> str:
@@ -199,7 +180,7 @@ def end_leftover(log_dir: Path) -> None:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except (OSError, ValueError):
         return
-    if b"distressbench.runner.dbt_process" not in command:
+    if MODULE.encode() not in command:
         return  # the pid has been reused by another program
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + child_process.STOP_TIMEOUT_S
@@ -209,8 +190,8 @@ def end_leftover(log_dir: Path) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def forget_the_parse_of_another_folder(target_dir: Path) -> None:
-    """Remove dbt's saved parse from `target_dir` unless this project folder saved it.
+def forget_the_parse_of_another_folder(target_dir: Path, project: Path) -> None:
+    """Remove dbt's saved parse from `target_dir` unless the project folder `project` saved it.
 
     The saved parse holds absolute paths (each seed's CSV file), and dbt reuses it after the
     project has moved: a warehouse built from the project's old folder would send dbt to the
@@ -218,7 +199,7 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
     before the marker existed, is dropped, and dbt parses the project in full once."""
     target_dir.mkdir(parents=True, exist_ok=True)
     marker = target_dir / PROJECT_MARKER
-    folder = str(settings.PROJECT_ROOT)
+    folder = str(project)
     try:
         saved_here = marker.read_text(encoding="utf-8") == folder
     except OSError:
@@ -228,9 +209,9 @@ def forget_the_parse_of_another_folder(target_dir: Path) -> None:
         marker.write_text(folder, encoding="utf-8")
 
 
-def saved_parse(database_name: str) -> Path:
-    """Where this checkout keeps dbt's latest parse for a profile naming `database_name`."""
-    return settings.temporary_folder(settings.PROJECT_ROOT, "parse") / f"{database_name}.{PARTIAL_PARSE}"
+def saved_parse(database_name: str, project: Path) -> Path:
+    """Where the checkout `project` keeps dbt's latest parse for a profile naming `database_name`."""
+    return temporary_folder(project, "parse") / f"{database_name}.{PARTIAL_PARSE}"
 
 
 def save_parse(parse: Path, saved: Path) -> None:
@@ -264,7 +245,8 @@ def _forget_the_compilation(manifest: Any) -> None:
     """Have the next command compile every node from its parse. dbt compiles into the manifest
     it is given and marks the ephemeral models' CTEs as injected; a second command running a
     model that reads an ephemeral one (the gate's judge-label aggregate, run once per gate)
-    would run it without that CTE ("Table with name __dbt__cte__... does not exist")."""
+    would run it without that CTE ("Table with name __dbt__cte__... does not exist"). dbt has
+    no public way to run a second command on a parse (docs/benchmarks.md, "Kept, and why")."""
     for node in manifest.nodes.values():
         if getattr(node, "extra_ctes_injected", False):
             node.extra_ctes_injected = False
@@ -274,29 +256,26 @@ def _forget_the_compilation(manifest: Any) -> None:
             node._pre_injected_sql = None
 
 
-def main(parent: int, project: str) -> int:
-    """In the child: parse the project, answer, then run each command read from stdin."""
+def main(parent: int, answers_fd: int, project: str) -> int:
+    """In the child: parse the project, answer, then run each command ordered and answer."""
     child_process.end_with_parent(parent)
-    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # dbt's console output goes to the console log
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager
     from dbt.cli.main import dbtRunner
 
+    answers = child_process.Answers(answers_fd)
     flags = ["--profiles-dir", project, "--project-dir", project]
     parsed = dbtRunner().invoke(["parse", *flags])
-    answers.write(json.dumps(_outcome(parsed)) + "\n")
-    answers.flush()
+    answers.answer(_outcome(parsed))
     if not parsed.success:
         return 1
     runner = dbtRunner(manifest=parsed.result)
-    for line in sys.stdin:
+    for arguments in answers.orders():
         _forget_the_compilation(parsed.result)
-        result = runner.invoke([*json.loads(line), *flags])
+        result = runner.invoke([*arguments, *flags])
         DuckDBConnectionManager.close_all_connections()  # the database file is free between commands
-        answers.write(json.dumps(_outcome(result)) + "\n")
-        answers.flush()
+        answers.answer(_outcome(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), sys.argv[2]))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]))

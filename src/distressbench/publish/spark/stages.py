@@ -3,43 +3,40 @@
 dbt-spark's `session` method starts a local Spark inside the process that runs dbt (the
 profile's `spark` target), or, with SPARK_REMOTE set, opens a Spark Connect session to a
 server whose executors do the work (the `spark_connect` target, which sets no `spark.master`:
-pyspark refuses a master beside a remote); the Python step (distressbench.publish.spark_step)
+pyspark refuses a master beside a remote); the Python step (distressbench.publish.spark.step)
 reads and writes through that same session. So
-`distressbench build --target spark` (distressbench.publish.spark, which keeps the lock, the
+`distressbench build --target spark` (distressbench.publish.spark.build, which keeps the lock, the
 gate, the build folder and the switch of `current`) runs these stages in one child process:
 dbt build, python step, and publish (its dbt runs, then the headline metrics). There dbt
 parses the project once (dbtRunner) and Spark starts once.
 
-`SparkStages.start` starts `python -m distressbench.publish.spark_stages` with an explicit
+`SparkStages.start` starts `python -m distressbench.publish.spark.stages` with an explicit
 environment (`spark_environment`: the build's release and folder, dbt's settings, Spark's
 address, SPARK_REMOTE exactly when the build is given a Connect server), so the build never
-writes its own. `SparkStages.run` sends a stage's name on the child's stdin; the child runs
-that stage, printing to the output it shares with the build (the stage's lines, dbt's
-console output), then answers on a pipe of its own with the stage's failure, if any. When
-its stdin closes it stops Spark and exits. The child never outlives the build
-(child_process.py).
+writes its own. `SparkStages.run` sends a stage's name; the child runs that stage, printing
+to the output it shares with the build (the stage's lines, dbt's console output), then
+answers with the stage's failure, if any (orders and answers are JSON lines, as dbt's
+process takes them: distressbench.dbt.child_process). When its stdin closes it stops Spark
+and exits. The child never outlives the build.
 
-Run as `python -m distressbench.publish.spark_stages PARENT_PID ANSWERS_FD BUILD_DIR` by
+Run as `python -m distressbench.publish.spark.stages PARENT_PID ANSWERS_FD BUILD_DIR PROJECT_DIR` by
 SparkStages only.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from distressbench.dbt import child_process
+from distressbench.dbt.relations import HEADLINE_METRICS
 from distressbench.errors import DistressbenchError
-from distressbench.publish.spark_step import python_models, run_python_model
+from distressbench.publish.spark.step import python_models, run_python_model
 from distressbench.publish.stages import NOT_IN_A_RELEASE_BUILD, StageFailed, say
-from distressbench.runner import child_process
-from distressbench.settings import PROJECT_ROOT
 
 LOCAL_TARGET = "spark"  # profiles.yml: a local Spark in the dbt process
 CONNECT_TARGET = "spark_connect"  # profiles.yml: a Spark Connect server (SPARK_REMOTE)
@@ -47,6 +44,7 @@ CONNECT_TARGET = "spark_connect"  # profiles.yml: a Spark Connect server (SPARK_
 # arguments; its own default waits more than ten minutes): 1 + 2 + 4 + 8 + 8 s, so a build
 # whose server has gone fails its stage within half a minute, and a short blip is ridden out
 CONNECT_RETRY_POLICY = {"max_retries": 5, "initial_backoff": 1000, "backoff_multiplier": 2.0, "max_backoff": 8000}
+MODULE = "distressbench.publish.spark.stages"  # the child's module, in its command line
 DEFAULT_SPARK_LOCAL_IP = "127.0.0.1"  # the address local Spark binds, unless SPARK_LOCAL_IP says otherwise
 
 
@@ -77,68 +75,37 @@ def dbt_target(environ: Mapping[str, str]) -> str:
 class SparkStages:
     """The child process that runs the Spark stages of one build, one `run` per stage."""
 
-    def __init__(self, process: subprocess.Popen[str], answers: IO[str]) -> None:
-        self._process = process
-        self._answers = answers
+    def __init__(self, child: child_process.Child) -> None:
+        self._child = child
         self._running = False  # a stage was sent and not answered
 
     @classmethod
-    def start(cls, release_dir: Path, build_dir: Path, remote: str | None = None) -> SparkStages:
-        """Start the child for the build in `build_dir` (its working folder) of `release_dir`,
-        on a local Spark or, given `remote`, over that Spark Connect server."""
+    def start(cls, release_dir: Path, build_dir: Path, project: Path, remote: str | None = None) -> SparkStages:
+        """Start the child for the build in `build_dir` (its working folder) of `release_dir`
+        with the dbt project in `project`, on a local Spark or, given `remote`, over that
+        Spark Connect server."""
         release_dir, build_dir = release_dir.absolute(), build_dir.absolute()
-        read, write = os.pipe()
-        answers = os.fdopen(read, encoding="utf-8")
-        try:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "distressbench.publish.spark_stages",
-                    str(os.getpid()),
-                    str(write),
-                    str(build_dir),
-                ],
-                cwd=build_dir,
-                env=spark_environment(release_dir, build_dir, os.environ, remote),
-                stdin=subprocess.PIPE,
-                pass_fds=(write,),
-                text=True,
-            )
-        except BaseException:
-            answers.close()
-            raise
-        finally:
-            os.close(write)
-        return cls(process, answers)
+        environment = spark_environment(release_dir, build_dir, os.environ, remote)
+        child = child_process.Child.start(MODULE, [str(build_dir), str(project)], cwd=build_dir, env=environment)
+        return cls(child)
 
     def run(self, stage: str) -> None:
         """Run `stage` in the child; StageFailed if it fails or the child ends first."""
-        stdin: IO[str] | None = self._process.stdin
         self._running = True
-        if stdin is not None:
-            with contextlib.suppress(BrokenPipeError):  # the child has ended: the missing answer says so
-                stdin.write(stage + "\n")
-                stdin.flush()
-        line = self._answers.readline()
-        if not line:
-            code = self._process.wait()
+        self._child.send(stage)
+        answer = self._child.receive()
+        if answer is None:
+            code = self._child.exit_code()
             raise StageFailed(stage, f"the Spark process ended with exit code {code} (its output is above)")
         self._running = False
-        failure = json.loads(line)["failure"]
-        if failure is not None:
-            raise StageFailed(stage, failure)
+        if answer["failure"] is not None:
+            raise StageFailed(stage, answer["failure"])
 
     def stop(self) -> None:
         """End the child and wait for it (nothing once it has ended): between stages, it stops
         Spark once its stdin closes; during one (the build interrupted), it is ended at once."""
-        if self._process.stdin is not None:
-            self._process.stdin.close()  # nothing is left unsent: each stage's name is flushed
-        if not self._running:
-            with contextlib.suppress(subprocess.TimeoutExpired):  # then it is ended below
-                self._process.wait(timeout=child_process.STOP_TIMEOUT_S)
-        child_process.stop(self._process)
-        self._answers.close()
+        self._child.close_orders(wait=not self._running)
+        self._child.stop()
 
 
 class _Failed(DistressbenchError):
@@ -148,7 +115,7 @@ class _Failed(DistressbenchError):
 class _Dbt:
     """dbt on the Spark target, with the project parsed once."""
 
-    def __init__(self, target_dir: Path, *, fail_fast: bool) -> None:
+    def __init__(self, target_dir: Path, project: Path, *, fail_fast: bool) -> None:
         from dbt.cli.main import dbtRunner
 
         self.flags = [
@@ -158,9 +125,9 @@ class _Dbt:
             "--target-path",
             str(target_dir),
             "--profiles-dir",
-            str(PROJECT_ROOT),
+            str(project),
             "--project-dir",
-            str(PROJECT_ROOT),
+            str(project),
         ]
         parsed = dbtRunner().invoke(["parse", *self.flags])
         if not parsed.success:
@@ -185,8 +152,9 @@ class _Dbt:
 class _Stages:
     """In the child: the stages, run in order, sharing the parsed project and Spark's session."""
 
-    def __init__(self, build_dir: Path) -> None:
+    def __init__(self, build_dir: Path, project: Path) -> None:
         self._build_dir = build_dir
+        self._project = project
         self._spark: Any = None
 
     def _connect(self) -> None:
@@ -209,7 +177,7 @@ class _Stages:
         remote = dbt_target(os.environ) == CONNECT_TARGET
         if remote:
             self._connect()
-        self._dbt = _Dbt(self._build_dir / "target", fail_fast=remote)
+        self._dbt = _Dbt(self._build_dir / "target", self._project, fail_fast=remote)
         self._models = python_models(self._dbt.manifest)
         self._published = [
             *(f"{m.name}+" for m in self._models),
@@ -224,7 +192,7 @@ class _Stages:
 
         self._spark = self._spark or SparkSession.builder.getOrCreate()
         for node in self._models:
-            rows = run_python_model(self._spark, self._dbt.manifest, node)
+            rows = run_python_model(self._spark, self._dbt.manifest, node, self._project)
             say(f"[python step] {node.relation_name}: {rows} rows")
 
     def publish(self) -> None:
@@ -235,7 +203,7 @@ class _Stages:
         if self._models:
             self._dbt.run("test", "--select", *(m.name for m in self._models))
         rows = self._spark.sql(
-            "select metric, value, ci_low, ci_high from marts.headline_metrics order by display_order"
+            f"select metric, value, ci_low, ci_high from {HEADLINE_METRICS} order by display_order"
         ).collect()
         for metric, value, low, high in rows:
             interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
@@ -275,23 +243,22 @@ def _start_resource_tracker(log: Path) -> None:
         os.close(stderr)
 
 
-def main(parent: int, answers_fd: int, build_dir: Path) -> int:
+def main(parent: int, answers_fd: int, build_dir: Path, project: Path) -> int:
     """In the child: run each stage named on stdin and answer; stop Spark when stdin closes."""
     child_process.end_with_parent(parent)
     _start_resource_tracker(Path(os.environ["DBT_LOG_PATH"]) / "resource_tracker.log")  # dbt's log folder
-    stages = _Stages(build_dir)
+    stages = _Stages(build_dir, project)
     by_name = {"dbt build": stages.dbt_build, "python step": stages.python_step, "publish": stages.publish}
-    with os.fdopen(answers_fd, "w", encoding="utf-8") as answers:
-        try:
-            for line in sys.stdin:
-                name = line.rstrip("\n")
-                failure = _failure(by_name[name]) if name in by_name else f"no stage named {name!r}"
-                answers.write(json.dumps({"failure": failure}) + "\n")
-                answers.flush()
-        finally:
-            stages.stop()
+    answers = child_process.Answers(answers_fd)
+    try:
+        for name in answers.orders():
+            failure = _failure(by_name[name]) if name in by_name else f"no stage named {name!r}"
+            answers.answer({"failure": failure})
+    finally:
+        answers.close()
+        stages.stop()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])))

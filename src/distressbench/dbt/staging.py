@@ -1,10 +1,11 @@
-"""dbt runs the release's staging models for the gate, and the standalone `distressbench gate`.
+"""The gate's staging run: dbt runs the release's staging models into a DuckDB file, for the
+gate's value checks (and, in a release build, for the rest of the build).
 
 dbt reads the release through a folder of links (one per file that passed the gate's file
 and schema checks), so no path of the user's enters SQL, a profile or a glob: the folder is
 ours, under the system's temporary folder, named by a digest of what it serves (one per
 warehouse, so builds of two warehouses side by side keep apart); dbt itself sees it by a
-link of a fixed name (runner.dbt_process).
+link of a fixed name (dbt.process).
 """
 
 from __future__ import annotations
@@ -12,25 +13,36 @@ from __future__ import annotations
 import fcntl
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from distressbench.gate.results import GateReport
-from distressbench.gate.run import StagingResult, run_gate
+from distressbench.dbt.process import DbtProcess
+from distressbench.dbt.relations import staging_model
 from distressbench.release import contract
-from distressbench.release.release import Release, load_release
-from distressbench.runner.dbt_process import DbtProcess
-from distressbench.settings import PROJECT_ROOT, Settings, temporary_folder
+from distressbench.settings import temporary_folder
 
-# The staging models the gate checks, each with the release tables it reads; the aggregate of
-# the judge labels is the one pass over them (its view stg_release__judge_labels is ephemeral).
-JUDGE_LABELS_AGGREGATE = "int_judge_labels_aggregated"
-# the release tables the aggregate joins the labels with: without them it is not run
+# the release tables the judge labels' aggregate joins the labels with: without them it is not run
 JUDGE_LABELS_JOIN = ("responses", "criteria")
 UNSAFE_CHARACTERS = frozenset("*?[]{}'\"\\")
 
 
-def staging_model(table: str) -> str:
-    return JUDGE_LABELS_AGGREGATE if table == "judge_labels" else f"stg_release__{table}"
+@dataclass(frozen=True)
+class StagingResult:
+    """What the staging step built: the database holding the staging tables, the folder of
+    links to the release files it read, the tables that could not be read (table -> error),
+    and those not read because a table they are matched with could not be (their checks are
+    reported as skipped)."""
+
+    database: Path
+    links: Path
+    unreadable: dict[str, str]
+    not_read: frozenset[str] = frozenset()
+
+
+# (release folder, tables that passed the schema checks, the manifest if it passed its checks)
+# -> a function that waits for what was built (the staging runs while the gate imports Great
+# Expectations)
+Staging = Callable[[Path, dict[str, Path], Path | None], Callable[[], StagingResult]]
 
 
 def staging_models(present: Iterable[str]) -> list[str]:
@@ -115,35 +127,3 @@ def gate_workspace(project_root: Path) -> Iterator[Path]:
     with (folder / "lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield folder
-
-
-def gate(release: Release | Path, report_path: Path | None, settings: Settings, *, echo: bool = True) -> GateReport:
-    """`distressbench gate`: the gate, with dbt running the staging models into a scratch
-    database; dbt starts only when the value checks need it (the files and schemas passed)."""
-    loaded = release if isinstance(release, Release) else load_release(Path(release))
-    with gate_workspace(PROJECT_ROOT) as folder:
-        database = folder / "gate.duckdb"
-        for suffix in ("", ".wal"):
-            Path(f"{database}{suffix}").unlink(missing_ok=True)
-        links = link_folder(folder)
-        started: list[DbtProcess] = []
-
-        def staging(release_dir: Path, tables: dict[str, Path], manifest: Path | None) -> Callable[[], StagingResult]:
-            dbt = DbtProcess.start(
-                database=database,
-                release_links=links,
-                log_dir=folder / "dbt",
-                target_dir=folder / "target",
-                threads=settings.dbt_threads or 1,
-                memory_limit=settings.memory_limit,
-            )
-            started.append(dbt)
-            return DbtStaging(dbt, links, database)(release_dir, tables, manifest)
-
-        try:
-            return run_gate(loaded, report_path, echo=echo, memory_limit=settings.memory_limit, staging=staging)
-        finally:
-            for dbt in started:
-                dbt.stop()
-            for suffix in ("", ".wal"):
-                Path(f"{database}{suffix}").unlink(missing_ok=True)
