@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from distressbench import cli
-from distressbench.gate import staging
+from distressbench.gate import command
 from distressbench.gate.results import quote
 from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import criterion_id, read_table, refresh_manifest, response_id, rewrite_table
@@ -84,7 +84,7 @@ def test_a_missing_column_is_one_line_without_dbt(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("dbt was started for a schema mistake")
 
-    monkeypatch.setattr(staging.DbtProcess, "start", refuse)
+    monkeypatch.setattr(command.DbtProcess, "start", refuse)
     data = read_table(good_release, "criteria")
     rewrite_table(good_release, "criteria", data.drop_columns(["dimension"]))
     refresh_manifest(good_release)

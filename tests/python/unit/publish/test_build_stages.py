@@ -16,7 +16,7 @@ from distressbench.release.release import Release
 
 
 def _release(folder: Path, release_id: str, digest: str) -> Release:
-    return Release(folder, {"release": release_id, "files": {}}, None, digest, {})
+    return Release(folder, {"release": release_id, "files": {}}, None, digest, {}, {}, frozenset(), ())
 
 
 def _published(tmp_path: Path, build_file: str) -> WarehouseLayout:
