@@ -104,6 +104,18 @@ def _codes(frame: pd.DataFrame, table: str, column: str, ids: np.ndarray) -> np.
     return codes
 
 
+def _ranked_and_reference(cells: pd.DataFrame, model_codes: np.ndarray, n_models: int) -> tuple[np.ndarray, int | None]:
+    """The ranked models, as the leaderboard ranks them (the cells' is_ranked, int_models_judged;
+    without it every model of kind 'model'), and the clinician reference, if any."""
+    kind = np.empty(n_models, dtype=object)
+    kind[model_codes] = cells["kind"].to_numpy(dtype=object)
+    is_ranked = np.zeros(n_models, dtype=bool)
+    ranked_rows = cells["is_ranked"].to_numpy(dtype=bool) if "is_ranked" in cells else kind[model_codes] == RANKED_KIND
+    is_ranked[model_codes] = ranked_rows
+    reference = np.flatnonzero(kind == REFERENCE_KIND)
+    return np.flatnonzero(is_ranked), int(reference[0]) if len(reference) else None
+
+
 class AnchoredResamples:
     """Each resample's anchored values, filled chunk by chunk from the task counts.
 
@@ -125,10 +137,9 @@ class AnchoredResamples:
         min_pairs: int,
         by_dimension: bool,
     ) -> None:
-        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-            raise AnchoredInputError(f"samples must be a positive integer, got {samples!r}")
-        if isinstance(min_pairs, bool) or not isinstance(min_pairs, (int, np.integer)) or min_pairs < 1:
-            raise AnchoredInputError(f"min_pairs must be a positive integer, got {min_pairs!r}")
+        for name, value in (("samples", samples), ("min_pairs", min_pairs)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise AnchoredInputError(f"{name} must be a positive integer, got {value!r}")
         _require(cells, "cells", CELL_COLUMNS)
         _require(dimension_cells, "dimension_cells", DIMENSION_COLUMNS)
         _require(pairs, "calibration pairs", PAIR_COLUMNS)
@@ -139,14 +150,7 @@ class AnchoredResamples:
         n, m, k = len(self.tasks), len(self.models), len(dimensions)
         if len(cells) != n * m:
             raise AnchoredInputError(f"cells: {len(cells)} rows, need one per (model_id, task_id): {n * m}")
-        kind = np.empty(m, dtype=object)
-        kind[mo] = cells["kind"].to_numpy(dtype=object)
-        # ranked as the leaderboard ranks (the cells' is_ranked, int_models_judged), else by kind
-        is_ranked = np.zeros(m, dtype=bool)
-        is_ranked[mo] = cells["is_ranked"].to_numpy(dtype=bool) if "is_ranked" in cells else kind[mo] == RANKED_KIND
-        self.ranked = np.flatnonzero(is_ranked)
-        reference = np.flatnonzero(kind == REFERENCE_KIND)
-        self.reference = int(reference[0]) if len(reference) else None
+        self.ranked, self.reference = _ranked_and_reference(cells, mo, m)
         # the groups: each model's 'all' (group = model), then, by_dimension, each model's
         # dimensions (group = m + model * k + dimension)
         self.by_dimension = by_dimension
