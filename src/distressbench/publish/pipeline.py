@@ -160,12 +160,15 @@ def print_anchored_headline(database: Path) -> None:
 
 def task_set_note(database: Path) -> str | None:
     """One line when this release's task set is not the previous release's in the warehouse
-    (marts.release_comparison), else None."""
-    with duckdb.connect(str(database), read_only=True) as connection:
-        rows = connection.sql(
-            "select previous_release_id, n_tasks, previous_n_tasks, n_tasks_added, n_tasks_removed"
-            " from marts.release_comparison where not is_comparable"
-        ).fetchall()
+    (marts.release_comparison), else None (also when the file is held for writing)."""
+    try:
+        with duckdb.connect(str(database), read_only=True) as connection:
+            rows = connection.sql(
+                "select previous_release_id, n_tasks, previous_n_tasks, n_tasks_added, n_tasks_removed"
+                " from marts.release_comparison where not is_comparable"
+            ).fetchall()
+    except duckdb.Error:
+        return None
     if not rows:
         return None
     ((previous, n_tasks, previous_n_tasks, added, removed),) = rows
@@ -331,7 +334,7 @@ def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, forc
     if published:
         say(f"published {warehouse} -> {database.name}")
     print_headline(database)
-    note = task_set_note(database)
+    note = task_set_note(database) if published else None  # a new build's comparison only
     if note is not None:
         say(note)
     return 0

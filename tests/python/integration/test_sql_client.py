@@ -75,9 +75,11 @@ def _one_query(tmux: list[str], client: str, home: Path, sql: str, answer: str) 
         timeout=30,
         env=env,
     )
+    # the window keeps its size whatever client attaches (tmux's window-size "latest" may shrink it)
+    subprocess.run([*tmux, "resize-window", "-t", SESSION, "-x", "160", "-y", "45"], check=True, timeout=30)
     _wait_for(tmux, "Query Editor", "Database Connected")
     _keys(tmux, "-l", sql)
-    _wait_for(tmux, sql)
+    _wait_for(tmux, sql[-40:])  # the query's end: a narrow editor scrolls its start out of sight
     _keys(tmux, "C-j")
     screen = _wait_for(tmux, answer)
     _keys(tmux, "C-q")

@@ -289,16 +289,18 @@ def test_markdown_t2_one_row_per_model_plus_reference(
         "Rank [95% CI]",
         "Rank bound",
         "P(rank 1) (%)",
+        "Judges",
+        "Unranked because",
     ]
     expected = _rows(
         marts,
-        "select display_name, rank, score, ci_low, ci_high, kind, letters, rank_upper_bound from marts.model_scores "
-        "order by kind = 'clinician_reference', score desc, model_id",
+        "select display_name, rank, score, ci_low, ci_high, kind, letters, rank_upper_bound, is_below_judge_floor "
+        "from marts.model_scores order by kind = 'clinician_reference', score desc, model_id",
     )
     assert len(body) == len(expected) == len(DISPLAY_NAMES)
-    for cells, (name, rank, score, low, high, kind, letters, bound) in zip(body, expected, strict=False):
+    for cells, (name, rank, score, low, high, kind, letters, bound, below) in zip(body, expected, strict=False):
         assert len(cells) == len(header)
-        assert cells[1] == name  # escaped pipes read back
+        assert cells[1] == (f"{name} {FLOOR_MARK}" if below else name)  # escaped pipes read back
         assert cells[0] == ("—" if kind == "clinician_reference" else str(rank))
         assert (cells[3], cells[5]) == (("—", "—") if kind == "clinician_reference" else (letters, str(bound)))
         assert _shown(cells[2], score)
@@ -356,7 +358,7 @@ def test_markdown_t4_to_p_shapes(exported: dict[str, Path], marts: duckdb.DuckDB
 def test_latex_tables_have_the_expected_rows_and_columns(exported: dict[str, Path]) -> None:
     n_models = len(DISPLAY_NAMES)
     expected = {
-        "t2_leaderboard": (n_models, 7),
+        "t2_leaderboard": (n_models, 9),
         "t3_dimension_scores": (n_models + 2, 8),
         "t4_recognized_not_routed": (n_models + 1, 4),
         "t6_subcategory_scores": (23, 3 + n_models),

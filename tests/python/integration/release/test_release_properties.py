@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from distressbench.gate.run import run_gate
+from distressbench.release.release import load_release
 from fixtures.compiled_models import COMPILED_MARTS, CompiledModels
 from fixtures.independent_metrics import compute
 from fixtures.release_strategies import BROKEN_RULES, ReleaseShape, release_rows, release_shapes, write_release
@@ -34,7 +35,7 @@ def drawn_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _gate(release: Path, compiled: CompiledModels) -> set[str]:
     """The labels of the checks the gate fails on the release."""
-    report = run_gate(release, None, echo=False, memory_limit="1GB", staging=compiled.staging())
+    report = run_gate(load_release(release), None, echo=False, memory_limit="1GB", staging=compiled.staging())
     assert report.checks
     return {check.label for check in report.failures}
 
