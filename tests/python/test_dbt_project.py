@@ -70,7 +70,14 @@ def test_plain_dbt_build_runs_every_test_including_the_unit_tests(tmp_path: Path
         ).fetchall()
     assert cells == 40 * 5  # 4 ranked models and the clinician reference
     # a fresh warehouse has its release history tables, empty
-    assert history == [("dimension_scores", 0), ("headline_metrics", 0), ("model_scores", 0), ("releases", 0)]
+    assert history == [
+        ("dimension_scores", 0),
+        ("headline_metrics", 0),
+        ("model_scores", 0),
+        ("release_comparison", 0),
+        ("release_tasks", 0),
+        ("releases", 0),
+    ]
 
 
 def _release_build_artifacts(warehouse: Path) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -59,7 +59,8 @@ def _chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _text(fragment: str) -> str:
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
+    """The fragment's text without its white space (a PDF breaks lines, after a hyphen too)."""
+    return "".join(html.unescape(re.sub(r"<[^>]+>", "", fragment)).split())
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_in_print_every_column_header_is_under_its_tables_caption(report: Path, 
     _chromium(tmp_path / "profile", "--no-pdf-header-footer", f"--print-to-pdf={pdf}", report.as_uri())
     assert pdf.exists() and pdf.stat().st_size > 10_000
     assert shutil.which("pdftotext"), "pdftotext is not installed: run scripts/setup --system-packages"
-    printed = " ".join(
+    printed = "".join(
         subprocess.run(
             ["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True, timeout=120
         ).stdout.split()
