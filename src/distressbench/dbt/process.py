@@ -1,8 +1,8 @@
-"""dbt in a child process: the project parsed once, then one `dbt` command per order.
+"""dbt in a child process: the project parsed at its start, then one `dbt` command per order.
 
 `DbtProcess.start` starts `python -m distressbench.dbt.process`, which parses the project
-and then runs each command it is sent (`DbtProcess.invoke`) with `dbtRunner(manifest=...)`,
-answering with what each node did. dbt parses partially: its target folder is kept between
+and then runs each command it is sent (`DbtProcess.invoke`) with a `dbtRunner` (the first on
+the parse it made), answering with what each node did. dbt parses partially: its target folder is kept between
 builds, and a new one starts from this checkout's latest parse (`saved_parse`). dbt sees the
 same paths in every build, as its saved parse requires: the child runs in its database's
 folder, where the profile names the database file, and `release-links` (a link to the
@@ -106,10 +106,7 @@ class DbtProcess:
         saved = saved_parse(database.name, project)
         if saved.exists() and not (target_dir / PARTIAL_PARSE).exists():
             shutil.copyfile(saved, target_dir / PARTIAL_PARSE)
-        link = database.parent / RELEASE_LINK
-        if link != release_links:
-            link.unlink(missing_ok=True)
-            link.symlink_to(release_links)
+        point_release_link(database, release_links)
         env = {
             **os.environ,
             "DISTRESSBENCH_RELEASE": RELEASE_LINK,  # in the child's folder (cwd)
@@ -170,6 +167,15 @@ class DbtProcess:
         console = self.log_dir / CONSOLE_LOG
         text = console.read_text(encoding="utf-8", errors="replace") if console.exists() else ""
         return f"dbt's output ({console}) ends:\n{text[-2000:]}"
+
+
+def point_release_link(database: Path, release_links: Path) -> None:
+    """Make the link RELEASE_LINK beside `database` (where the models' SQL looks for the
+    release) point at the folder of links `release_links`."""
+    link = database.parent / RELEASE_LINK
+    if link != release_links:
+        link.unlink(missing_ok=True)
+        link.symlink_to(release_links)
 
 
 def end_leftover(log_dir: Path) -> None:
@@ -241,21 +247,6 @@ def _outcome(result: Any) -> dict[str, Any]:
     return {"success": bool(result.success), "nodes": nodes, "exception": exception}
 
 
-def _forget_the_compilation(manifest: Any) -> None:
-    """Have the next command compile every node from its parse. dbt compiles into the manifest
-    it is given and marks the ephemeral models' CTEs as injected; a second command running a
-    model that reads an ephemeral one (the gate's judge-label aggregate, run once per gate)
-    would run it without that CTE ("Table with name __dbt__cte__... does not exist"). dbt has
-    no public way to run a second command on a parse (docs/benchmarks.md, "Kept, and why")."""
-    for node in manifest.nodes.values():
-        if getattr(node, "extra_ctes_injected", False):
-            node.extra_ctes_injected = False
-            node.extra_ctes = []
-            node.compiled = False
-            node.compiled_code = None
-            node._pre_injected_sql = None
-
-
 def main(parent: int, answers_fd: int, project: str) -> int:
     """In the child: parse the project, answer, then run each command ordered and answer."""
     child_process.end_with_parent(parent)
@@ -268,10 +259,13 @@ def main(parent: int, answers_fd: int, project: str) -> int:
     answers.answer(_outcome(parsed))
     if not parsed.success:
         return 1
-    runner = dbtRunner(manifest=parsed.result)
+    # dbt compiles into the manifest it is given (marking the ephemeral models' SQL as inlined
+    # where read), so a parse serves one command: the first runs on this one, each later one
+    # on its own (dbt parses again, partially, from the parse it saved)
+    manifest = parsed.result
     for arguments in answers.orders():
-        _forget_the_compilation(parsed.result)
-        result = runner.invoke([*arguments, *flags])
+        result = dbtRunner(manifest=manifest).invoke([*arguments, *flags])
+        manifest = None
         DuckDBConnectionManager.close_all_connections()  # the database file is free between commands
         answers.answer(_outcome(result))
     return 0

@@ -1,5 +1,7 @@
-"""The gate's staging run: dbt runs the release's staging models into a DuckDB file, for the
-gate's value checks (and, in a release build, for the rest of the build).
+"""The gate's staging run: the release's staging models built into a DuckDB file, for the
+gate's value checks. A release build has its dbt process run them (`DbtStaging`: the rest of
+the build follows on that file); the standalone gate runs their compiled SQL in DuckDB
+(`SqlStaging`, dbt.compiled), with no dbt process to start.
 
 dbt reads the release through a folder of links (one per file that passed the gate's file
 and schema checks), so no path of the user's enters SQL, a profile or a glob: the folder is
@@ -11,18 +13,24 @@ link of a fixed name (dbt.process).
 from __future__ import annotations
 
 import fcntl
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from distressbench.dbt.process import DbtProcess
+import duckdb
+
+from distressbench.dbt.compiled import CompiledModel, dependency_order
+from distressbench.dbt.process import RELEASE_LINK, DbtProcess, point_release_link
 from distressbench.dbt.relations import staging_model
 from distressbench.release import contract
 from distressbench.settings import temporary_folder
 
 # the release tables the judge labels' aggregate joins the labels with: without them it is not run
 JUDGE_LABELS_JOIN = ("responses", "criteria")
+SKIPPED = "skipped"  # SqlStaging: a model not run, as a model it reads failed
 UNSAFE_CHARACTERS = frozenset("*?[]{}'\"\\")
 
 
@@ -75,6 +83,23 @@ def link_release(folder: Path, tables: dict[str, Path], manifest: Path | None) -
         (folder / name).symlink_to(path.resolve())
 
 
+def _readable(tables: dict[str, Path], manifest: Path | None) -> tuple[list[str], set[str]]:
+    """The tables to stage (and the manifest, if it passed its checks), and those not read
+    because a table they are matched with failed the file checks."""
+    readable = [*tables, *(["manifest"] if manifest is not None else [])]
+    not_read: set[str] = set()
+    if "judge_labels" in tables and not all(table in tables for table in JUDGE_LABELS_JOIN):
+        readable.remove("judge_labels")  # the replies or criteria failed the file checks
+        not_read.add("judge_labels")
+    return readable, not_read
+
+
+def _message(message: str, links: Path, release_dir: Path) -> str:
+    """A staging error on one line, naming the user's release folder, not the links."""
+    pattern = "|".join(re.escape(name) for name in (str(links), RELEASE_LINK))
+    return " ".join(re.sub(pattern, lambda _: str(release_dir), message).split())
+
+
 class DbtStaging:
     """The gate's staging step, on a running dbt process: `dbt run` of the staging models
     whose tables passed the file checks, into the database dbt's profile names. Calling it
@@ -89,11 +114,7 @@ class DbtStaging:
         self, release_dir: Path, tables: dict[str, Path], manifest: Path | None
     ) -> Callable[[], StagingResult]:
         link_release(self._links, tables, manifest)
-        readable = [*tables, *(["manifest"] if manifest is not None else [])]
-        not_read: set[str] = set()
-        if "judge_labels" in tables and not all(table in tables for table in JUDGE_LABELS_JOIN):
-            readable.remove("judge_labels")  # the replies or criteria failed the file checks
-            not_read.add("judge_labels")
+        readable, not_read = _readable(tables, manifest)
         selected = [staging_model(table) for table in readable]
         if not selected:  # nothing passed the file checks: nothing to read
             return lambda: StagingResult(self._database, self._links, {}, frozenset(not_read))
@@ -111,10 +132,72 @@ class DbtStaging:
             if node.status == "skipped":  # the judge labels, when the replies or criteria could not be read
                 not_read.add(table)
             else:
-                unreadable[table] = " ".join(node.message.replace(str(self._links), str(release_dir)).split())
+                unreadable[table] = _message(node.message, self._links, release_dir)
         if outcome.exception is not None and not outcome.nodes:
             raise RuntimeError(f"dbt could not run the staging models: {outcome.exception}")
         return StagingResult(self._database, self._links, unreadable, frozenset(not_read))
+
+
+class SqlStaging:
+    """The gate's staging step without dbt: the staging models' compiled SQL (dbt.compiled),
+    run by DuckDB into `database` (named compiled.GATE_DATABASE). Calling it starts the run
+    on a thread (DuckDB works while the gate imports Great Expectations); the function it
+    returns waits for what was built. `models` is called once, when a release first needs
+    staging (a release refused by its files or schemas compiles nothing)."""
+
+    def __init__(
+        self, models: Callable[[], Mapping[str, CompiledModel]], links: Path, database: Path, memory_limit: str
+    ) -> None:
+        self._models = models
+        self._links = links
+        self._database = database
+        self._memory_limit = memory_limit
+
+    def __call__(
+        self, release_dir: Path, tables: dict[str, Path], manifest: Path | None
+    ) -> Callable[[], StagingResult]:
+        link_release(self._links, tables, manifest)
+        point_release_link(self._database, self._links)
+        readable, not_read = _readable(tables, manifest)
+        models = self._models()
+        running = ThreadPoolExecutor(max_workers=1)
+        failed = running.submit(self._run, models, [staging_model(table) for table in readable])
+        running.shutdown(wait=False)
+
+        def built() -> StagingResult:
+            errors = failed.result()
+            unreadable: dict[str, str] = {}
+            for table in readable:
+                error = errors.get(staging_model(table))
+                if error == SKIPPED:
+                    not_read.add(table)
+                elif error is not None:
+                    unreadable[table] = _message(error, self._links, release_dir)
+            return StagingResult(self._database, self._links, unreadable, frozenset(not_read))
+
+        return built
+
+    def _run(self, models: Mapping[str, CompiledModel], names: list[str]) -> dict[str, str]:
+        """Build `names` in dependency order; model -> its error (SKIPPED when a model it
+        reads failed)."""
+        errors: dict[str, str] = {}
+        config = {
+            "file_search_path": str(self._database.parent),  # the SQL reads the release link relative to it
+            "memory_limit": self._memory_limit,
+            "preserve_insertion_order": False,
+        }
+        with duckdb.connect(str(self._database), config=config) as connection:
+            for name in dependency_order(models, names):
+                model = models[name]
+                if any(parent in errors for parent in model.parents):
+                    errors[name] = SKIPPED
+                    continue
+                try:
+                    connection.execute(f"create schema if not exists {model.schema}")
+                    connection.execute(f"create or replace table {model.relation} as {model.sql}")
+                except duckdb.Error as error:
+                    errors[name] = str(error)
+        return errors
 
 
 @contextmanager

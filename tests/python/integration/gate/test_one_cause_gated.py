@@ -1,6 +1,7 @@
 """One cause, one line, through the gate itself: each problem's cause as one line on stderr
 (the failures it explains named on that line), the passed checks on stdout; a mistake in the
-files or schemas is answered without starting dbt or importing Great Expectations. The
+files or schemas is answered without starting dbt or importing Great Expectations, and one
+in the values without starting dbt. The
 grouping alone is tested in tests/python/unit/gate/test_one_cause.py."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from distressbench import cli
-from distressbench.gate import command
+from distressbench.dbt import compiled, process
 from distressbench.gate.results import quote
 from fixtures.gate_fixture import SharedGate
 from fixtures.release_factory import criterion_id, read_table, refresh_manifest, response_id, rewrite_table
@@ -84,7 +85,8 @@ def test_a_missing_column_is_one_line_without_dbt(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("dbt was started for a schema mistake")
 
-    monkeypatch.setattr(command.DbtProcess, "start", refuse)
+    monkeypatch.setattr(process.DbtProcess, "start", refuse)
+    monkeypatch.setattr(compiled, "staging_sql", refuse)
     data = read_table(good_release, "criteria")
     rewrite_table(good_release, "criteria", data.drop_columns(["dimension"]))
     refresh_manifest(good_release)
@@ -117,3 +119,31 @@ def test_a_schema_mistake_imports_neither_dbt_nor_great_expectations(good_releas
         "FAIL schema_columns criteria.extra: criteria.parquet has extra column extra; the contract's columns of "
         "criteria are criterion_id, task_id, dimension, weight, text"
     ]
+
+
+def test_a_value_mistake_is_answered_without_dbt(good_release: Path) -> None:
+    """With the staging SQL compiled (once for the project's state), a gate that reaches the
+    value checks runs it in DuckDB: dbt is neither started nor imported."""
+    _set(good_release, "criteria", "weight", "criterion_id", criterion_id(1, 2), 25)
+    script = """
+import sys
+from distressbench import cli
+from distressbench.dbt import process
+from distressbench.dbt.compiled import staging_sql
+from distressbench.settings import Settings
+
+staging_sql(Settings())  # compiled once for the project's state (here, or by an earlier gate)
+
+def refuse(**arguments):
+    raise SystemExit("dbt was started")
+
+process.DbtProcess.start = refuse
+code = cli.main(["gate", sys.argv[1]])
+print(code, sorted({name.split(".")[0] for name in sys.modules} & {"dbt"}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(good_release)], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.stdout.splitlines()[-1] == "1 []", done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("FAIL weight_range criteria.weight: ") and quote(criterion_id(1, 2)) in line, line

@@ -1,23 +1,60 @@
-"""The release's staging models as the gate has dbt run them (distressbench.dbt.staging):
-the replies' blank test (is_blank) reads every kind of white space."""
+"""The release's staging models as the gate builds them (distressbench.dbt.staging): the
+build's dbt run (DbtStaging) and the standalone gate's compiled SQL run by DuckDB
+(SqlStaging) build the same tables, and read a file that cannot be read alike; the replies'
+blank test (is_blank) reads every kind of white space."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
+from distressbench.dbt.compiled import GATE_DATABASE, staging_sql
 from distressbench.dbt.process import DbtProcess
-from distressbench.dbt.staging import DbtStaging, link_folder
+from distressbench.dbt.relations import staging_relation
+from distressbench.dbt.staging import DbtStaging, SqlStaging, StagingResult, link_folder
 from distressbench.release import contract
 from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 
 
-def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Path) -> None:
+def _dbt_staged(release: Path, folder: Path) -> StagingResult:
+    database, links = folder / GATE_DATABASE, link_folder(folder)
+    dbt = DbtProcess.start(
+        project=Settings().project_dir,
+        database=database,
+        release_links=links,
+        log_dir=folder / "dbt",
+        target_dir=folder / "target",
+        threads=1,
+        memory_limit="1GB",
+    )
+    try:
+        return DbtStaging(dbt, links, database)(release, contract.release_files(release), release / contract.MANIFEST)()
+    finally:
+        dbt.stop()
+
+
+def _sql_staged(release: Path, folder: Path) -> StagingResult:
+    folder.mkdir()
+    models = functools.partial(staging_sql, Settings())
+    staging = SqlStaging(models, link_folder(folder), folder / GATE_DATABASE, "1GB")
+    return staging(release, contract.release_files(release), release / contract.MANIFEST)()
+
+
+def _rows(database: Path, table: str) -> list[tuple[object, ...]]:
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return connection.execute(f"select * from {staging_relation(table)} order by all").fetchall()
+
+
+@pytest.fixture
+def blanks(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A small synthetic release whose first four replies are blank or not in four ways."""
     release = write_release(tmp_path / "release", SynthConfig(seed=3, n_tasks=12, n_models=2))
     responses = pq.read_table(release / "responses.parquet")
     contents = responses["content"].to_pylist()
@@ -25,28 +62,42 @@ def test_replies_are_built_by_dbt_and_blank_means_white_space_only(tmp_path: Pat
     column = responses.schema.get_field_index("content")
     edited = responses.set_column(column, "content", pa.array(contents, pa.string()))
     pq.write_table(edited, release / "responses.parquet")
-    first = responses["response_id"].to_pylist()[:4]
-    tables = contract.release_files(release)
-    database, links = tmp_path / "gate.duckdb", link_folder(tmp_path)
-    dbt = DbtProcess.start(
-        project=Settings().project_dir,
-        database=database,
-        release_links=links,
-        log_dir=tmp_path / "dbt",
-        target_dir=tmp_path / "target",
-        threads=1,
-        memory_limit="1GB",
-    )
-    try:
-        built = DbtStaging(dbt, links, database)(release, tables, release / contract.MANIFEST)()
-    finally:
-        dbt.stop()
-    assert built.unreadable == {} and built.not_read == frozenset()
-    with duckdb.connect(str(database), read_only=True) as connection:
+    return release, responses["response_id"].to_pylist()[:4]
+
+
+def test_dbt_and_the_compiled_sql_stage_alike_and_blank_means_white_space_only(
+    blanks: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    release, first = blanks
+    by_dbt = _dbt_staged(release, tmp_path / "dbt-staged")
+    by_sql = _sql_staged(release, tmp_path / "sql-staged")
+    assert by_dbt.unreadable == by_sql.unreadable == {} and by_dbt.not_read == by_sql.not_read == frozenset()
+    for table in ("manifest", *contract.release_files(release)):
+        dbt_rows = _rows(by_dbt.database, table)
+        assert dbt_rows and dbt_rows == _rows(by_sql.database, table), table
+    with duckdb.connect(str(by_sql.database), read_only=True) as connection:
         blank = dict(
             connection.execute(
-                "select response_id, is_empty from staging.stg_release__responses where response_id in (?, ?, ?, ?)",
+                f"select response_id, is_empty from {staging_relation('responses')} where response_id in (?, ?, ?, ?)",
                 first,
             ).fetchall()
         )
     assert [blank[r] for r in first] == [True, False, True, False]
+
+
+def test_a_file_that_cannot_be_read_is_named_alike(blanks: tuple[Path, list[str]], tmp_path: Path) -> None:
+    """A reply that is no UTF-8: both name the user's file (not the links) and leave the
+    judge labels, matched with the replies, unread."""
+    release, _ = blanks
+    responses = pq.read_table(release / "responses.parquet")
+    content = responses["content"].combine_chunks()
+    validity, offsets, text = content.buffers()
+    broken = bytes(text).replace(b"e", b"\xff", 1)
+    bad = pa.Array.from_buffers(pa.string(), len(content), [validity, offsets, pa.py_buffer(broken)])
+    column = responses.schema.get_field_index("content")
+    pq.write_table(responses.set_column(column, "content", bad), release / "responses.parquet")
+    for built in (_dbt_staged(release, tmp_path / "dbt-staged"), _sql_staged(release, tmp_path / "sql-staged")):
+        assert set(built.unreadable) == {"responses"} and built.not_read == frozenset({"judge_labels"})
+        message = built.unreadable["responses"]
+        assert str(release / "responses.parquet") in message and "UTF8" in message, message
+        assert str(built.links) not in message and "release-links" not in message, message

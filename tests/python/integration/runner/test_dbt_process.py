@@ -17,7 +17,8 @@ import pytest
 
 from distressbench import cli
 from distressbench.dbt.process import PID_FILE, DbtProcess, end_leftover
-from distressbench.dbt.staging import link_release
+from distressbench.dbt.relations import JUDGE_LABELS_AGGREGATE
+from distressbench.dbt.staging import link_release, staging_models
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
 from distressbench.settings import Settings
@@ -165,3 +166,27 @@ def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
             dbt.stop()
         parsed.append(json.loads((folder / "target" / "perf_info.json").read_text())["parsed_path_count"])
     assert parsed[0] > 0 and parsed[1] == 0, parsed
+
+
+def test_one_process_runs_a_model_reading_an_ephemeral_one_twice(releases: Path, tmp_path: Path) -> None:
+    """dbt compiles into the parse it runs on (an ephemeral model's SQL marked as inlined): each
+    command after the first parses again, so a second run of the judge labels' aggregate
+    (which reads the ephemeral stg_release__judge_labels) inlines it again."""
+    release = releases / "a"
+    link_release(tmp_path / "links", contract.release_files(release), release / contract.MANIFEST)
+    dbt = DbtProcess.start(
+        project=Settings().project_dir,
+        database=tmp_path / "building.duckdb",
+        release_links=tmp_path / "links",
+        log_dir=tmp_path / "dbt",
+        target_dir=tmp_path / "target",
+        threads=1,
+        memory_limit="1GB",
+    )
+    selected = ["run", "--select", *staging_models(contract.REQUIRED_TABLES)]
+    try:
+        outcomes = [dbt.invoke(selected) for _ in range(2)]
+    finally:
+        dbt.stop()
+    assert [(o.success, o.failures()) for o in outcomes] == [(True, [])] * 2
+    assert all(JUDGE_LABELS_AGGREGATE in {node.name for node in o.nodes} for o in outcomes)

@@ -1,0 +1,164 @@
+"""The models' SQL as dbt compiled it, run by DuckDB directly.
+
+The standalone gate stages a release by running the staging models' compiled SQL in its own
+DuckDB connection rather than starting dbt (seconds of import and parse for a second of
+SQL): `staging_sql` compiles them once for each state of the project (its models, macros,
+project and profile files, the dbt versions and the vars) and keeps the result in the
+checkout's temporary folder; later gates read it back. What runs is exactly the SQL dbt
+would run, compiled for a database file named GATE_DATABASE (the SQL names its catalog) that
+reads the release through the link of a fixed name beside it (process.RELEASE_LINK), with
+every table present (the red-team annex's model reads its file only when the release has it;
+the gate stages only the tables a release has).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from graphlib import TopologicalSorter
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from distressbench.dbt.process import DbtFailed, DbtProcess
+from distressbench.dbt.relations import staging_model
+from distressbench.release import contract
+from distressbench.settings import Settings, temporary_folder
+
+GATE_DATABASE = "gate.duckdb"  # the database file the staging SQL is compiled for
+# what the compiled SQL depends on, in the project folder
+PROJECT_INPUTS = ("dbt_project.yml", "profiles.yml", "models", "macros")
+DBT_DISTRIBUTIONS = ("dbt-core", "dbt-duckdb")
+CACHE = "staging-sql.json"
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    """One model as dbt compiled it: its relation (catalog.schema.name, quoted), its schema,
+    its SQL (ephemeral models it reads inlined), the models it reads, and for a Python model
+    its file (relative to the project) and no SQL."""
+
+    name: str
+    relation: str
+    schema: str
+    sql: str
+    parents: tuple[str, ...]
+    python_file: str | None = None
+
+
+def models_in_manifest(manifest: Mapping[str, Any]) -> dict[str, CompiledModel]:
+    """The compiled models of dbt's manifest.json (ephemeral ones are inlined where read)."""
+    nodes = manifest["nodes"]
+    models: dict[str, CompiledModel] = {}
+    for node in nodes.values():
+        if node["resource_type"] != "model" or node["config"]["materialized"] == "ephemeral":
+            continue
+        if not node.get("compiled_code"):
+            continue
+        parents = tuple(
+            nodes[parent]["name"]
+            for parent in node["depends_on"]["nodes"]
+            if parent in nodes and nodes[parent]["resource_type"] == "model"
+        )
+        python_file = node["original_file_path"] if node["language"] == "python" else None
+        models[node["name"]] = CompiledModel(
+            node["name"], node["relation_name"], node["schema"], node["compiled_code"], parents, python_file
+        )
+    return models
+
+
+def compile_models(dbt: DbtProcess, target_dir: Path, select: Iterable[str]) -> dict[str, CompiledModel]:
+    """Have the running `dbt` compile the models `select` names (and what they read); their
+    compiled models, from the manifest it writes in `target_dir`."""
+    outcome = dbt.invoke(["compile", "--select", *select])
+    if not outcome.success:
+        failures = "; ".join(f"{node.name}: {node.message}" for node in outcome.failures())
+        raise DbtFailed(f"dbt could not compile the models: {failures or outcome.exception}")
+    return models_in_manifest(json.loads((target_dir / "manifest.json").read_text(encoding="utf-8")))
+
+
+def dependency_order(models: Mapping[str, CompiledModel], names: Iterable[str]) -> list[str]:
+    """`names` and the models of `models` they read, each after what it reads."""
+    wanted: set[str] = set()
+    stack = list(names)
+    while stack:
+        name = stack.pop()
+        if name not in wanted:
+            wanted.add(name)
+            stack.extend(parent for parent in models[name].parents if parent in models)
+    graph = {name: [parent for parent in models[name].parents if parent in wanted] for name in wanted}
+    return list(TopologicalSorter(graph).static_order())
+
+
+def project_digest(settings: Settings) -> str:
+    """A digest of everything the compiled SQL depends on (PROJECT_INPUTS, dbt's versions,
+    the vars, and this module: how it compiles)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for distribution in DBT_DISTRIBUTIONS:
+        digest.update(f"{distribution}=={metadata.version(distribution)}\n".encode())
+    digest.update(json.dumps(dict(settings.dbt_vars), sort_keys=True, default=str).encode())
+    for name in PROJECT_INPUTS:
+        path = settings.project_dir / name
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.is_file():
+                digest.update(f"\n{file.relative_to(settings.project_dir)}\n".encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def staging_sql(settings: Settings) -> dict[str, CompiledModel]:
+    """The compiled SQL of every release table's staging model, for a database named
+    GATE_DATABASE: read back from the checkout's temporary folder, or compiled by dbt once
+    for this state of the project (and kept)."""
+    folder = temporary_folder(settings.project_dir, "compiled")
+    cache = folder / CACHE
+    digest = project_digest(settings)
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    if saved.get("digest") == digest:
+        return {name: _model(fields) for name, fields in saved["models"].items()}
+    models = _compile_staging(settings, folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=folder, prefix=".", delete=False, encoding="utf-8") as file:
+        json.dump({"digest": digest, "models": {name: asdict(model) for name, model in models.items()}}, file)
+    os.replace(file.name, cache)  # whole: gates of one checkout may compile side by side
+    return models
+
+
+def _model(fields: dict[str, Any]) -> CompiledModel:
+    return CompiledModel(**{**fields, "parents": tuple(fields["parents"])})
+
+
+def _compile_staging(settings: Settings, folder: Path) -> dict[str, CompiledModel]:
+    with tempfile.TemporaryDirectory(dir=_made(folder), prefix="compile-") as scratch:
+        work = Path(scratch)
+        tables = ("manifest", *contract.REQUIRED_TABLES, *contract.OPTIONAL_TABLES)
+        links = _made(work / "release")
+        for table in tables:  # every file there (compiling reads none)
+            (links / (contract.MANIFEST if table == "manifest" else contract.file_name(table))).touch()
+        dbt = DbtProcess.start(
+            project=settings.project_dir,
+            database=work / GATE_DATABASE,
+            release_links=links,
+            log_dir=work / "dbt",
+            target_dir=work / "target",
+            threads=1,
+            memory_limit=settings.memory_limit,
+        )
+        try:
+            models = compile_models(dbt, work / "target", [staging_model(table) for table in tables])
+        finally:
+            dbt.stop()
+    return models
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
