@@ -16,11 +16,14 @@ run, then their median over --runs (fewer at 100x with --runs-100x).
 
 With --profile it measures where one build's time goes instead (scripts/benchmarks/profile.py):
 the gate's stages, from its check lines stamped as they arrive, and dbt's nodes by kind, from
-the build's run_results.json; it writes the profile part of docs/benchmarks.md.
+the build's run_results.json; it writes the profile part of docs/benchmarks.md. With
+--mistakes it times `gate` and `pack` on a default-size release with one schema or value-rule
+mistake (scripts/benchmarks/mistakes.py), and writes the mistakes part.
 
     .venv/bin/python scripts/benchmark.py                   # everything, writes docs/benchmarks.md
     .venv/bin/python scripts/benchmark.py --scales 1 --runs 1 --no-doc
     .venv/bin/python scripts/benchmark.py --profile --scales 1   # where the time goes at 1x
+    .venv/bin/python scripts/benchmark.py --mistakes             # how soon gate and pack answer a mistake
 """
 
 from __future__ import annotations
@@ -350,9 +353,14 @@ def main() -> int:
     parser.add_argument(
         "--profile", action="store_true", help="where one build's time goes, per --scales (writes its own part)"
     )
+    parser.add_argument(
+        "--mistakes", action="store_true", help="how soon gate and pack answer a mistake (writes its own part)"
+    )
     args = parser.parse_args()
     if args.profile:
         return run_profile(args)
+    if args.mistakes:
+        return run_mistakes(args)
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
         print(table(saved["rows"]))
@@ -415,6 +423,29 @@ def run_profile(args: argparse.Namespace) -> int:
     print(text)
     if not args.no_doc:
         replace_part("profile", text)
+    return 0
+
+
+def run_mistakes(args: argparse.Namespace) -> int:
+    """--mistakes: gate and pack on a default-size release with one mistake, --runs each; the
+    doc's mistakes part written unless --no-doc."""
+    from benchmarks.mistakes import measure, mistakes_doc
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="distressbench-mistakes-"))
+    info = machine()
+    try:
+        release = work / "release"
+        subprocess.run([str(CLI), "synth", str(release)], check=True, capture_output=True)
+        rows = measure(CLI, release, work / "runs", args.runs)
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=1))
+    text = mistakes_doc(rows, info)
+    print(text)
+    if not args.no_doc:
+        replace_part("mistakes", text)
     return 0
 
 
