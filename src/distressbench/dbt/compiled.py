@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from graphlib import TopologicalSorter
 from importlib import metadata
 from pathlib import Path
@@ -34,13 +34,14 @@ GATE_DATABASE = "gate.duckdb"  # the database file the staging SQL is compiled f
 PROJECT_INPUTS = ("dbt_project.yml", "profiles.yml", "models", "macros")
 DBT_DISTRIBUTIONS = ("dbt-core", "dbt-duckdb")
 CACHE = "staging-sql.json"
+HOOK_SEPARATOR = "\n-- distressbench: next hook\n"  # between the hooks of one inline compile
 
 
 @dataclass(frozen=True)
 class CompiledModel:
     """One model as dbt compiled it: its relation (catalog.schema.name, quoted), its schema,
-    its SQL (ephemeral models it reads inlined), the models it reads, and for a Python model
-    its file (relative to the project) and no SQL."""
+    its SQL (ephemeral models it reads inlined), the models it reads, the SQL of its pre- and
+    post-hooks, and for a Python model its file (relative to the project) and no SQL."""
 
     name: str
     relation: str
@@ -48,6 +49,12 @@ class CompiledModel:
     sql: str
     parents: tuple[str, ...]
     python_file: str | None = None
+    pre_hooks: tuple[str, ...] = ()
+    post_hooks: tuple[str, ...] = ()
+
+    def statements(self) -> list[str]:
+        """What building it runs, in order (a SQL model)."""
+        return [*self.pre_hooks, f"create or replace table {self.relation} as {self.sql}", *self.post_hooks]
 
 
 def models_in_manifest(manifest: Mapping[str, Any]) -> dict[str, CompiledModel]:
@@ -72,13 +79,38 @@ def models_in_manifest(manifest: Mapping[str, Any]) -> dict[str, CompiledModel]:
 
 
 def compile_models(dbt: DbtProcess, target_dir: Path, select: Iterable[str]) -> dict[str, CompiledModel]:
-    """Have the running `dbt` compile the models `select` names (and what they read); their
-    compiled models, from the manifest it writes in `target_dir`."""
-    outcome = dbt.invoke(["compile", "--select", *select])
+    """Have the running `dbt` compile the models `select` names (and what they read), and
+    their hooks; their compiled models, from the manifest it writes in `target_dir`."""
+    _compiled(dbt, ["--select", *select])
+    manifest = json.loads((target_dir / "manifest.json").read_text(encoding="utf-8"))
+    models = models_in_manifest(manifest)
+    hooks = {
+        name: [[hook["sql"] for hook in node["config"][kind]] for kind in ("pre-hook", "post-hook")]
+        for name, node in ((node["name"], node) for node in manifest["nodes"].values())
+        if name in models and (node["config"]["pre-hook"] or node["config"]["post-hook"])
+    }
+    texts = sorted({text for pre_post in hooks.values() for kind in pre_post for text in kind})
+    if not texts:
+        return models
+    # dbt compiles a model's hooks only as it runs them: every hook's Jinja in one inline compile
+    (rendered,) = _compiled(dbt, ["--inline", HOOK_SEPARATOR.join(texts)])
+    sql = dict(zip(texts, rendered.split(HOOK_SEPARATOR.strip()), strict=True))
+    for name, (pre, post) in hooks.items():
+        models[name] = replace(
+            models[name],
+            pre_hooks=tuple(sql[text].strip() for text in pre if sql[text].strip()),
+            post_hooks=tuple(sql[text].strip() for text in post if sql[text].strip()),
+        )
+    return models
+
+
+def _compiled(dbt: DbtProcess, arguments: list[str]) -> list[str]:
+    """`dbt compile <arguments>`; each node's compiled code."""
+    outcome = dbt.invoke(["compile", *arguments])
     if not outcome.success:
         failures = "; ".join(f"{node.name}: {node.message}" for node in outcome.failures())
         raise DbtFailed(f"dbt could not compile the models: {failures or outcome.exception}")
-    return models_in_manifest(json.loads((target_dir / "manifest.json").read_text(encoding="utf-8")))
+    return [node.compiled_code or "" for node in outcome.nodes]
 
 
 def dependency_order(models: Mapping[str, CompiledModel], names: Iterable[str]) -> list[str]:
@@ -133,7 +165,8 @@ def staging_sql(settings: Settings) -> dict[str, CompiledModel]:
 
 
 def _model(fields: dict[str, Any]) -> CompiledModel:
-    return CompiledModel(**{**fields, "parents": tuple(fields["parents"])})
+    tuples = {name: tuple(fields[name]) for name in ("parents", "pre_hooks", "post_hooks")}
+    return CompiledModel(**{**fields, **tuples})
 
 
 def _compile_staging(settings: Settings, folder: Path) -> dict[str, CompiledModel]:

@@ -58,6 +58,7 @@ class NodeResult:
     resource_type: str
     status: str  # success, error, skipped, pass, fail, warn
     message: str
+    compiled_code: str | None = None  # what `dbt compile` made of it (other commands: None)
 
     @property
     def failed(self) -> bool:
@@ -230,8 +231,9 @@ def save_parse(parse: Path, saved: Path) -> None:
     os.replace(copy.name, saved)
 
 
-def _outcome(result: Any) -> dict[str, Any]:
-    """A dbtRunnerResult as the JSON answer the parent reads."""
+def _outcome(result: Any, *, compiled: bool = False) -> dict[str, Any]:
+    """A dbtRunnerResult as the JSON answer the parent reads (`compiled`: with each node's
+    compiled code)."""
     nodes = []
     for node in getattr(result.result, "results", None) or []:
         nodes.append(
@@ -241,6 +243,7 @@ def _outcome(result: Any) -> dict[str, Any]:
                 "resource_type": str(node.node.resource_type),
                 "status": str(node.status),
                 "message": str(node.message or ""),
+                "compiled_code": getattr(node.node, "compiled_code", None) if compiled else None,
             }
         )
     exception = None if result.exception is None else f"{type(result.exception).__name__}: {result.exception}"
@@ -267,7 +270,7 @@ def main(parent: int, answers_fd: int, project: str) -> int:
         result = dbtRunner(manifest=manifest).invoke([*arguments, *flags])
         manifest = None
         DuckDBConnectionManager.close_all_connections()  # the database file is free between commands
-        answers.answer(_outcome(result))
+        answers.answer(_outcome(result, compiled=arguments[0] == "compile"))
     return 0
 
 

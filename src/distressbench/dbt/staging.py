@@ -194,7 +194,8 @@ class SqlStaging:
                     continue
                 try:
                     connection.execute(f"create schema if not exists {model.schema}")
-                    connection.execute(f"create or replace table {model.relation} as {model.sql}")
+                    for statement in model.statements():
+                        connection.execute(statement)
                 except duckdb.Error as error:
                     errors[name] = str(error)
         return errors

@@ -15,7 +15,7 @@ import pytest
 
 from distressbench.dbt.compiled import GATE_DATABASE, staging_sql
 from distressbench.dbt.process import DbtProcess
-from distressbench.dbt.relations import staging_relation
+from distressbench.dbt.relations import staging_model, staging_relation
 from distressbench.dbt.staging import DbtStaging, SqlStaging, StagingResult, link_folder
 from distressbench.release import contract
 from distressbench.settings import Settings
@@ -101,3 +101,14 @@ def test_a_file_that_cannot_be_read_is_named_alike(blanks: tuple[Path, list[str]
         message = built.unreadable["responses"]
         assert str(release / "responses.parquet") in message and "UTF8" in message, message
         assert str(built.links) not in message and "release-links" not in message, message
+
+
+def test_the_compiled_sql_runs_the_models_hooks() -> None:
+    """dbt compiles a model's hooks only as it runs them; the compiled staging carries them
+    rendered (the replies are stored with zstd, docs/benchmarks.md "Kept, and why")."""
+    responses = staging_sql(Settings())[staging_model("responses")]
+    assert responses.pre_hooks == ("set force_compression = 'zstd'",)
+    assert responses.post_hooks == ("reset force_compression",)
+    statements = responses.statements()
+    assert statements[0] == responses.pre_hooks[0] and statements[-1] == responses.post_hooks[0]
+    assert statements[1].startswith(f"create or replace table {responses.relation} as ")
