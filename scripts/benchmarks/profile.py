@@ -7,7 +7,7 @@ working whatever its stages are called: the time to the first line is the proces
 and the reading of the release (manifest, every file's sha256 and footer); lines of the same
 stage that arrive together (within GROUP_GAP) are one group, one pass of the gate (the
 manifest and file checks, the schemas, a group of value rules run as one validation); the
-time before the first `readable` line is the staging run (dbt building the staging tables).
+time before the first `readable` line is the staging run (the staging tables built).
 Stage timings the gate reports itself (a `stages` or `timings` object of the JSON report,
 name -> seconds) are printed beside them when present.
 
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # lines of one stage arriving within this many seconds of each other are one group
 GROUP_GAP = 0.02
-# the check the gate records as dbt's staging run ends (one per table dbt read): the time
+# the check the gate records as its staging run ends (one per table read): the time
 # before its group is the staging run's
 STAGING_CHECK = "readable"
 KINDS = {
@@ -98,7 +98,7 @@ def _check_of(text: str) -> tuple[str, str] | None:
 def gate_groups(lines: list[Line], stage_of: dict[str, str]) -> list[dict[str, Any]]:
     """The gate's time in groups: start-up and reading (to the first check line), then each
     burst of check lines of one stage (its report's `stage` of each check, by label; the
-    time from the line before the burst to its last line), the one after dbt's staging run
+    time from the line before the burst to its last line), the one after the staging run
     named for it; then the end (the verdict, the report, the process's exit)."""
     checks = [(line.seconds, *parsed) for line in lines if (parsed := _check_of(line.text)) is not None]
     if not checks:

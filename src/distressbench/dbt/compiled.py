@@ -1,11 +1,12 @@
 """The models' SQL as dbt compiled it, run by DuckDB directly.
 
-The standalone gate stages a release by running the staging models' compiled SQL in its own
-DuckDB connection rather than starting dbt (seconds of import and parse for a second of
-SQL): `staging_sql` compiles them once for each state of the project (its models, macros,
+The gate stages a release by running the staging models' compiled SQL in its own DuckDB
+connection rather than having dbt run them (seconds of dbt's import and parse for a second
+of SQL): `staging_sql` compiles them once for each state of the project (its models, macros,
 project and profile files, the dbt versions and the vars) and keeps the result in the
-checkout's temporary folder; later gates read it back. What runs is exactly the SQL dbt
-would run, compiled for a database file named GATE_DATABASE (the SQL names its catalog) that
+checkout's temporary folder; later gates, and builds, read it back. What runs is exactly
+the SQL dbt would run, hooks included, compiled for a database file named GATE_DATABASE
+(the SQL names its catalog, CATALOG: a database of another name is attached under it) that
 reads the release through the link of a fixed name beside it (process.RELEASE_LINK), with
 every table present (the red-team annex's model reads its file only when the release has it;
 the gate stages only the tables a release has).
@@ -29,7 +30,8 @@ from distressbench.dbt.relations import staging_model
 from distressbench.release import contract
 from distressbench.settings import Settings, temporary_folder
 
-GATE_DATABASE = "gate.duckdb"  # the database file the staging SQL is compiled for
+CATALOG = "gate"  # the catalog the staging SQL names (the database it is run in is attached so)
+GATE_DATABASE = f"{CATALOG}.duckdb"  # the database file it is compiled for
 # what the compiled SQL depends on, in the project folder
 PROJECT_INPUTS = ("dbt_project.yml", "profiles.yml", "models", "macros")
 DBT_DISTRIBUTIONS = ("dbt-core", "dbt-duckdb")

@@ -1,13 +1,13 @@
 """The gate's staging run: the release's staging models built into a DuckDB file, for the
-gate's value checks. A release build has its dbt process run them (`DbtStaging`: the rest of
-the build follows on that file); the standalone gate runs their compiled SQL in DuckDB
-(`SqlStaging`, dbt.compiled), with no dbt process to start.
+gate's value checks (in a release build, the unpublished file dbt goes on building): their
+SQL as dbt compiled it, run by DuckDB (`SqlStaging`, dbt.compiled), so no gate waits for a
+dbt process.
 
-dbt reads the release through a folder of links (one per file that passed the gate's file
+The models read the release through a folder of links (one per file that passed the gate's file
 and schema checks), so no path of the user's enters SQL, a profile or a glob: the folder is
 ours, under the system's temporary folder, named by a digest of what it serves (one per
 warehouse, so builds of two warehouses side by side keep apart); dbt itself sees it by a
-link of a fixed name (dbt.process).
+link of a fixed name beside the database (dbt.process.RELEASE_LINK).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import duckdb
 
-from distressbench.dbt.compiled import CompiledModel, dependency_order
-from distressbench.dbt.process import RELEASE_LINK, DbtProcess, point_release_link
+from distressbench.dbt.compiled import CATALOG, CompiledModel, dependency_order
+from distressbench.dbt.process import RELEASE_LINK, point_release_link
 from distressbench.dbt.relations import staging_model
 from distressbench.release import contract
 from distressbench.settings import temporary_folder
@@ -100,58 +100,27 @@ def _message(message: str, links: Path, release_dir: Path) -> str:
     return " ".join(re.sub(pattern, lambda _: str(release_dir), message).split())
 
 
-class DbtStaging:
-    """The gate's staging step, on a running dbt process: `dbt run` of the staging models
-    whose tables passed the file checks, into the database dbt's profile names. Calling it
-    starts the run; the function it returns waits for what was built."""
-
-    def __init__(self, dbt: DbtProcess, links: Path, database: Path) -> None:
-        self._dbt = dbt
-        self._links = links
-        self._database = database
-
-    def __call__(
-        self, release_dir: Path, tables: dict[str, Path], manifest: Path | None
-    ) -> Callable[[], StagingResult]:
-        link_release(self._links, tables, manifest)
-        readable, not_read = _readable(tables, manifest)
-        selected = [staging_model(table) for table in readable]
-        if not selected:  # nothing passed the file checks: nothing to read
-            return lambda: StagingResult(self._database, self._links, {}, frozenset(not_read))
-        self._dbt.send(["run", "--select", *selected])
-        return lambda: self._built(release_dir, readable, not_read)
-
-    def _built(self, release_dir: Path, readable: list[str], not_read: set[str]) -> StagingResult:
-        outcome = self._dbt.receive()
-        by_model = {node.name: node for node in outcome.nodes}
-        unreadable: dict[str, str] = {}
-        for table in readable:
-            node = by_model.get(staging_model(table))
-            if node is None or node.status == "success":
-                continue
-            if node.status == "skipped":  # the judge labels, when the replies or criteria could not be read
-                not_read.add(table)
-            else:
-                unreadable[table] = _message(node.message, self._links, release_dir)
-        if outcome.exception is not None and not outcome.nodes:
-            raise RuntimeError(f"dbt could not run the staging models: {outcome.exception}")
-        return StagingResult(self._database, self._links, unreadable, frozenset(not_read))
-
-
 class SqlStaging:
     """The gate's staging step without dbt: the staging models' compiled SQL (dbt.compiled),
-    run by DuckDB into `database` (named compiled.GATE_DATABASE). Calling it starts the run
-    on a thread (DuckDB works while the gate imports Great Expectations); the function it
-    returns waits for what was built. `models` is called once, when a release first needs
-    staging (a release refused by its files or schemas compiles nothing)."""
+    run by DuckDB into `database`, attached under the catalog name the SQL was compiled for
+    (`catalog`). Calling it starts the run on a thread (DuckDB works while the gate imports
+    Great Expectations); the function it returns waits for what was built. `models` is
+    called once, when a release first needs staging (a release refused by its files or
+    schemas compiles nothing)."""
 
     def __init__(
-        self, models: Callable[[], Mapping[str, CompiledModel]], links: Path, database: Path, memory_limit: str
+        self,
+        models: Callable[[], Mapping[str, CompiledModel]],
+        links: Path,
+        database: Path,
+        memory_limit: str,
+        catalog: str = CATALOG,
     ) -> None:
         self._models = models
         self._links = links
         self._database = database
         self._memory_limit = memory_limit
+        self._catalog = catalog
 
     def __call__(
         self, release_dir: Path, tables: dict[str, Path], manifest: Path | None
@@ -184,9 +153,14 @@ class SqlStaging:
         config = {
             "file_search_path": str(self._database.parent),  # the SQL reads the release link relative to it
             "memory_limit": self._memory_limit,
+            "temp_directory": f"{self._database}.tmp",
             "preserve_insertion_order": False,
         }
-        with duckdb.connect(str(self._database), config=config) as connection:
+        path = str(self._database).replace("'", "''")
+        catalog = self._catalog.replace('"', '""')
+        with duckdb.connect(config=config) as connection:
+            connection.execute(f"attach '{path}' as \"{catalog}\"")
+            connection.execute(f'use "{catalog}"')
             for name in dependency_order(models, names):
                 model = models[name]
                 if any(parent in errors for parent in model.parents):

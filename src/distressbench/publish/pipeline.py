@@ -3,9 +3,10 @@
 1. prepare -- take the build lock, end a dbt process a killed build left behind, clear what
    an earlier build left behind, start dbt (it parses the project while the gate checks the
    files);
-2. gate -- the file checks (manifest, sha256, Arrow schemas); dbt runs the staging models
-   into the unpublished file `building.duckdb` (distressbench.dbt.staging), and the value
-   checks (Great Expectations) run on what dbt built there;
+2. gate -- the file checks (manifest, sha256, Arrow schemas); the staging models' SQL, as
+   dbt compiled it, runs in DuckDB into the unpublished file `building.duckdb`
+   (distressbench.dbt.staging.SqlStaging) while dbt parses the project, and the value checks
+   (Great Expectations) run on what was built there;
 3. publish check -- a release id already published with other content needs --force;
 4. history -- the results of the releases published before are carried into the file;
 5. dbt build -- `dbt build` of everything else, every data test a node (the staging models'
@@ -28,6 +29,7 @@ the seeds' tests); plain `dbt build` and CI run them.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from contextlib import ExitStack
@@ -37,9 +39,10 @@ from pathlib import Path
 
 import duckdb
 
+from distressbench.dbt.compiled import staging_sql
 from distressbench.dbt.process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.dbt.relations import HEADLINE_METRICS
-from distressbench.dbt.staging import DbtStaging, link_folder, staging_models
+from distressbench.dbt.staging import SqlStaging, link_folder, staging_models
 from distressbench.gate.results import GateReport
 from distressbench.publish.checks import (
     already_published,
@@ -231,14 +234,14 @@ def start_dbt(build: Build, settings: Settings, stack: ExitStack) -> DbtProcess:
     return dbt
 
 
-def gate_release(build: Build, dbt: DbtProcess, settings: Settings) -> GateReport:
+def gate_release(build: Build, settings: Settings) -> GateReport:
     """The file checks, then the staging layer built into the unpublished file and the value
     checks on what was built there; StageFailed listing the failed checks."""
     from distressbench.gate.run import run_gate
 
     report_path = build.scratch / "gate-report.json"
     links = link_folder(build.layout.published)
-    staging = DbtStaging(dbt, links, build.building)
+    staging = SqlStaging(functools.partial(staging_sql, settings), links, build.building, settings.memory_limit)
     report = run_gate(build.release, report_path, echo=False, memory_limit=settings.memory_limit, staging=staging)
     if not report.passed:
         failures = [c.message for c in report.checks if not c.passed]
@@ -273,7 +276,7 @@ def build_release(
             build = prepare(layout, release_dir.absolute(), stack)
             dbt = start_dbt(build, settings, stack)
         with stage("gate"):
-            report = gate_release(build, dbt, settings)
+            report = gate_release(build, settings)
         with stage("publish check"):
             published = already_published(layout, build.history, build.release, force)
         if published is not None:

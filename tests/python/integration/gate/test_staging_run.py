@@ -1,7 +1,7 @@
-"""The release's staging models as the gate builds them (distressbench.dbt.staging): the
-build's dbt run (DbtStaging) and the standalone gate's compiled SQL run by DuckDB
-(SqlStaging) build the same tables, and read a file that cannot be read alike; the replies'
-blank test (is_blank) reads every kind of white space."""
+"""The release's staging models as the gate builds them (distressbench.dbt.staging.SqlStaging:
+their SQL as dbt compiled it, hooks included, run by DuckDB) against dbt running the same
+models: the same tables, and a file that cannot be read fails alike; the replies' blank test
+(is_blank) reads every kind of white space."""
 
 from __future__ import annotations
 
@@ -15,16 +15,19 @@ import pytest
 
 from distressbench.dbt.compiled import GATE_DATABASE, staging_sql
 from distressbench.dbt.process import DbtProcess
-from distressbench.dbt.relations import staging_model, staging_relation
-from distressbench.dbt.staging import DbtStaging, SqlStaging, StagingResult, link_folder
+from distressbench.dbt.relations import JUDGE_LABELS_AGGREGATE, staging_model, staging_relation
+from distressbench.dbt.staging import SqlStaging, StagingResult, link_folder, link_release, staging_models
 from distressbench.release import contract
 from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 
 
-def _dbt_staged(release: Path, folder: Path) -> StagingResult:
+def _dbt_staged(release: Path, folder: Path) -> tuple[Path, dict[str, str]]:
+    """dbt's `run` of the release's staging models: its database, and each model's status."""
     database, links = folder / GATE_DATABASE, link_folder(folder)
+    tables = contract.release_files(release)
+    link_release(links, tables, release / contract.MANIFEST)
     dbt = DbtProcess.start(
         project=Settings().project_dir,
         database=database,
@@ -35,9 +38,10 @@ def _dbt_staged(release: Path, folder: Path) -> StagingResult:
         memory_limit="1GB",
     )
     try:
-        return DbtStaging(dbt, links, database)(release, contract.release_files(release), release / contract.MANIFEST)()
+        outcome = dbt.invoke(["run", "--select", *staging_models(tables)])
     finally:
         dbt.stop()
+    return database, {node.name: node.status for node in outcome.nodes if node.resource_type == "model"}
 
 
 def _sql_staged(release: Path, folder: Path) -> StagingResult:
@@ -69,11 +73,12 @@ def test_dbt_and_the_compiled_sql_stage_alike_and_blank_means_white_space_only(
     blanks: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
     release, first = blanks
-    by_dbt = _dbt_staged(release, tmp_path / "dbt-staged")
+    dbt_database, statuses = _dbt_staged(release, tmp_path / "dbt-staged")
     by_sql = _sql_staged(release, tmp_path / "sql-staged")
-    assert by_dbt.unreadable == by_sql.unreadable == {} and by_dbt.not_read == by_sql.not_read == frozenset()
+    assert set(statuses.values()) == {"success"} and len(statuses) == len(contract.release_files(release)) + 1
+    assert by_sql.unreadable == {} and by_sql.not_read == frozenset()
     for table in ("manifest", *contract.release_files(release)):
-        dbt_rows = _rows(by_dbt.database, table)
+        dbt_rows = _rows(dbt_database, table)
         assert dbt_rows and dbt_rows == _rows(by_sql.database, table), table
     with duckdb.connect(str(by_sql.database), read_only=True) as connection:
         blank = dict(
@@ -86,8 +91,9 @@ def test_dbt_and_the_compiled_sql_stage_alike_and_blank_means_white_space_only(
 
 
 def test_a_file_that_cannot_be_read_is_named_alike(blanks: tuple[Path, list[str]], tmp_path: Path) -> None:
-    """A reply that is no UTF-8: both name the user's file (not the links) and leave the
-    judge labels, matched with the replies, unread."""
+    """A reply that is no UTF-8: dbt fails the replies' model and skips the judge labels'
+    aggregate; the gate's staging names the user's file (not the links) and leaves the judge
+    labels, matched with the replies, unread."""
     release, _ = blanks
     responses = pq.read_table(release / "responses.parquet")
     content = responses["content"].combine_chunks()
@@ -96,11 +102,13 @@ def test_a_file_that_cannot_be_read_is_named_alike(blanks: tuple[Path, list[str]
     bad = pa.Array.from_buffers(pa.string(), len(content), [validity, offsets, pa.py_buffer(broken)])
     column = responses.schema.get_field_index("content")
     pq.write_table(responses.set_column(column, "content", bad), release / "responses.parquet")
-    for built in (_dbt_staged(release, tmp_path / "dbt-staged"), _sql_staged(release, tmp_path / "sql-staged")):
-        assert set(built.unreadable) == {"responses"} and built.not_read == frozenset({"judge_labels"})
-        message = built.unreadable["responses"]
-        assert str(release / "responses.parquet") in message and "UTF8" in message, message
-        assert str(built.links) not in message and "release-links" not in message, message
+    _, statuses = _dbt_staged(release, tmp_path / "dbt-staged")
+    assert statuses[staging_model("responses")] == "error" and statuses[JUDGE_LABELS_AGGREGATE] == "skipped"
+    built = _sql_staged(release, tmp_path / "sql-staged")
+    assert set(built.unreadable) == {"responses"} and built.not_read == frozenset({"judge_labels"})
+    message = built.unreadable["responses"]
+    assert str(release / "responses.parquet") in message and "UTF8" in message, message
+    assert str(built.links) not in message and "release-links" not in message, message
 
 
 def test_the_compiled_sql_runs_the_models_hooks() -> None:
