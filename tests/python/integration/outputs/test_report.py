@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.outputs.report import SECTIONS, release_info, render_header
+from distressbench.outputs.report.build import SECTIONS, release_info, render_header
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.render import html_id
 from distressbench.outputs.tables.specs import TABLES

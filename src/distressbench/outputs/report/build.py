@@ -5,8 +5,7 @@ stylesheet is inline, there are no scripts. Tables come from `distressbench.outp
 same formatted values as `distressbench tables`), figures from `distressbench.outputs.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
 printed digit. A section may add a `body` rendered from the warehouse and a `heading` read
-from it (the Changes section: `distressbench.outputs.report_changes`; the Cases section:
-`distressbench.outputs.report_cases`).
+from it (the Changes section: `changes`; the Cases section: `cases`).
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ from pathlib import Path
 import duckdb
 
 from distressbench.outputs import figures
-from distressbench.outputs.report_cases import cases_section
-from distressbench.outputs.report_changes import changes_section, changes_title
-from distressbench.outputs.report_leaderboard import leaderboard_notes
+from distressbench.outputs.report.cases import cases_section
+from distressbench.outputs.report.changes import changes_section, changes_title
+from distressbench.outputs.report.leaderboard import leaderboard_notes
 from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
 from distressbench.outputs.tables.load import load_tables
 from distressbench.outputs.tables.render import html_id, to_html
