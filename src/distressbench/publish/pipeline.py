@@ -29,7 +29,6 @@ the seeds' tests); plain `dbt build` and CI run them.
 from __future__ import annotations
 
 import os
-import sys
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,6 +39,7 @@ import duckdb
 from distressbench.dbt.process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.dbt.relations import HEADLINE_METRICS
 from distressbench.dbt.staging import DbtStaging, link_folder, staging_models
+from distressbench.errors import UsageError
 from distressbench.gate.results import GateReport
 from distressbench.publish.checks import (
     already_published,
@@ -297,44 +297,40 @@ def build_release(
     return build.database, True
 
 
-def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, force: bool = False) -> int:
-    """The `distressbench build` command."""
+def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, force: bool = False) -> None:
+    """The `distressbench build` command. UsageError for a warehouse or release folder that
+    cannot work; StageFailed for a failed stage, with a note on what the published warehouse
+    is now."""
     refusal = warehouse_refusal(warehouse)
     if refusal is not None:
-        print(f"build: {refusal}", file=sys.stderr)
-        return 2
+        raise UsageError(refusal)
     if release_dir is None:
         from distressbench.synth.generate import ensure_default_release
 
         release_dir = ensure_default_release()
     if not release_dir.is_dir():
-        print(f"build: no such release folder: {release_dir}", file=sys.stderr)
-        return 2
+        raise UsageError(f"no such release folder: {release_dir}")
     unwritable = unwritable_folder(warehouse)
     if unwritable is not None:
-        print(f"build: cannot write in {unwritable}, where the publish must write; nothing was built", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot write in {unwritable}, where the publish must write; nothing was built")
     before = published_state(warehouse)
     try:
         database, published = build_release(release_dir, warehouse, settings, force=force)
     except StageFailed as error:
-        print(str(error), file=sys.stderr)
         after = published_state(warehouse)  # said as it is now, whatever stage failed
         if after == before:
-            print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
+            error.add_note(f"the published warehouse {warehouse} is unchanged")
         elif after[1] is None:
-            print(f"the published warehouse {warehouse} no longer reaches a database file", file=sys.stderr)
+            error.add_note(f"the published warehouse {warehouse} no longer reaches a database file")
         else:
-            print(
+            error.add_note(
                 f"the published warehouse {warehouse} changed: it now points at {after[1].name} "
-                "(the new release is published; what failed came after the switch)",
-                file=sys.stderr,
+                "(the new release is published; what failed came after the switch)"
             )
-        return 1
+        raise
     if published:
         say(f"published {warehouse} -> {database.name}")
     print_headline(database)
     note = task_set_note(database) if published else None  # a new build's comparison only
     if note is not None:
         say(note)
-    return 0

@@ -152,3 +152,34 @@ def test_cli_prints_a_project_error_as_one_line_with_its_code(
     monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", refused)
     assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 3
     assert capsys.readouterr().err == "tables: first second\n"
+
+
+def test_cli_prints_an_error_one_line_per_cause(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Its causes before its message, its notes after it (a note keeps its indent); a stage's
+    failure names the build itself, so its line has no "build: " before it."""
+
+    def refused(*args: object, **kwargs: object) -> None:
+        error = DistressbenchError("refused, 2 problem(s)", causes=["skipped, a.eval", "b.eval:\n  no reply"])
+        error.add_note("nothing was written")
+        raise error
+
+    monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", refused)
+    assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "tables: skipped, a.eval",
+        "tables: b.eval: no reply",
+        "tables: refused, 2 problem(s)",
+        "nothing was written",
+    ]
+
+    failed = StageFailed("gate", "2 check(s):\n  one\n  two\nfull report: r.json")
+    failed.add_note("the published warehouse w.duckdb is unchanged")
+    assert cli.error_lines("build", failed) == [
+        "build failed at stage 'gate': 2 check(s):",
+        "  one",
+        "  two",
+        "full report: r.json",
+        "the published warehouse w.duckdb is unchanged",
+    ]
