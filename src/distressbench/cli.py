@@ -210,15 +210,17 @@ def _cmd_sql(args: argparse.Namespace, settings: Settings) -> None:
 
 def _cmd_tables(args: argparse.Namespace, settings: Settings) -> None:
     from distressbench.outputs.tables.export import export_tables, tables_text
+    from distressbench.outputs.tables.formatting import Wording
 
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
+    wording = Wording.from_settings(settings)
     if args.out == "-":
-        sys.stdout.write(tables_text(warehouse, fmt=args.format))
+        sys.stdout.write(tables_text(warehouse, wording, fmt=args.format))
         return
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    written = export_tables(warehouse, fmt=args.format, out_dir=out)
+    written = export_tables(warehouse, wording, fmt=args.format, out_dir=out)
     for path in written:
         print(path)
     print(f"tables: wrote {len(written)} {args.format} files to {out}{os.sep}", file=sys.stderr)
@@ -226,10 +228,11 @@ def _cmd_tables(args: argparse.Namespace, settings: Settings) -> None:
 
 def _cmd_report(args: argparse.Namespace, settings: Settings) -> None:
     from distressbench.outputs.report import write_report
+    from distressbench.outputs.tables.formatting import Wording
 
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     _writable_file(Path(args.out), "--out")
-    print(write_report(warehouse, Path(args.out)))
+    print(write_report(warehouse, Path(args.out), Wording.from_settings(settings)))
 
 
 def _cmd_show(args: argparse.Namespace, settings: Settings) -> None:
