@@ -65,14 +65,18 @@ def _bootstrap(database: Path) -> None:
     """The bootstrap alone (the dbt model's inputs and call), on a built database."""
     import duckdb
 
+    from distressbench.settings import Settings
     from distressbench.stats.bootstrap.inputs import read_inputs
     from distressbench.stats.bootstrap.run import run_bootstrap
 
     with duckdb.connect(str(database), read_only=True) as connection:
         models = ("int_cells_scored", "int_cells_triaged", "int_cell_dimensions_scored")
         cells, dimensions = read_inputs(*(connection.table(f"intermediate.{name}") for name in models))
+    # B, seed and alpha: the project's vars, as the dbt model has them
+    project = Settings()
+    parameters = {name: project.var(f"bootstrap_{name}") for name in ("samples", "seed", "alpha")}
     started = time.perf_counter()
-    run_bootstrap(cells, dimensions)  # B, seed and alpha: the project's vars, as the dbt model has them
+    run_bootstrap(cells, dimensions, **parameters)
     print(json.dumps({"run_bootstrap_seconds": time.perf_counter() - started}))
 
 

@@ -1,9 +1,9 @@
 """The `distressbench` command: synth, pack, gate, build, import-inspect, submit, sql, tables, report, show.
 
 Domain code raises a `DistressbenchError` (distressbench.errors); this module alone catches
-it, prints its message as one line on stderr and exits with its exit code (2: bad arguments
-or paths; 1: the work itself failed), never a traceback; set DISTRESSBENCH_DEBUG=1 to see
-the traceback of an unexpected error. Every hint it prints is a command to run as written:
+it, prints it on stderr, one line per cause (`error_lines`), and exits with its exit code (2:
+bad arguments or paths; 1: the work itself failed), never a traceback; set
+DISTRESSBENCH_DEBUG=1 to see the traceback of an unexpected error. Every hint it prints is a command to run as written:
 the program as the user called it, the options they gave, every argument shell-quoted.
 """
 
@@ -141,7 +141,7 @@ def _cmd_gate(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.passed else 1
 
 
-def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
+def _cmd_build(args: argparse.Namespace, settings: Settings) -> None:
     from distressbench.publish.pipeline import build
 
     release = Path(args.release_dir) if args.release_dir else None
@@ -154,14 +154,13 @@ def _cmd_build(args: argparse.Namespace, settings: Settings) -> int:
             )
         if args.spark_remote:
             settings = replace(settings, spark_remote=args.spark_remote)
-        return build_on_spark(release, settings)
+        build_on_spark(release, settings)
+        return
     if args.spark_remote:
         raise UsageError("--spark-remote is for --target spark")
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
-    code = build(release, warehouse, settings, force=args.force)
-    if code == 0:
-        print("\n".join(next_steps(args)))
-    return code
+    build(release, warehouse, settings, force=args.force)
+    print("\n".join(next_steps(args)))
 
 
 def _cmd_submit(args: argparse.Namespace, settings: Settings) -> None:
@@ -211,15 +210,17 @@ def _cmd_sql(args: argparse.Namespace, settings: Settings) -> None:
 
 def _cmd_tables(args: argparse.Namespace, settings: Settings) -> None:
     from distressbench.outputs.tables.export import export_tables, tables_text
+    from distressbench.outputs.tables.formatting import Wording
 
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
+    wording = Wording.from_settings(settings)
     if args.out == "-":
-        sys.stdout.write(tables_text(warehouse, fmt=args.format))
+        sys.stdout.write(tables_text(warehouse, wording, fmt=args.format))
         return
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    written = export_tables(warehouse, fmt=args.format, out_dir=out)
+    written = export_tables(warehouse, wording, fmt=args.format, out_dir=out)
     for path in written:
         print(path)
     print(f"tables: wrote {len(written)} {args.format} files to {out}{os.sep}", file=sys.stderr)
@@ -227,10 +228,11 @@ def _cmd_tables(args: argparse.Namespace, settings: Settings) -> None:
 
 def _cmd_report(args: argparse.Namespace, settings: Settings) -> None:
     from distressbench.outputs.report import write_report
+    from distressbench.outputs.tables.formatting import Wording
 
     warehouse = Path(args.warehouse) if args.warehouse else settings.warehouse
     _writable_file(Path(args.out), "--out")
-    print(write_report(warehouse, Path(args.out)))
+    print(write_report(warehouse, Path(args.out), Wording.from_settings(settings)))
 
 
 def _cmd_show(args: argparse.Namespace, settings: Settings) -> None:
@@ -433,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + signal.SIGPIPE
     except DistressbenchError as error:
-        print(f"{args.command}: {_one_line(error)}", file=sys.stderr)
+        for line in error_lines(args.command, error):
+            print(line, file=sys.stderr)
         return error.exit_code
     except Exception as error:  # one line, never a traceback (the contract of every sub-command)
         if settings.debug:
@@ -448,6 +451,18 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> NoReturn:
     """The console command."""
     sys.exit(main())
+
+
+def error_lines(command: str, error: DistressbenchError) -> list[str]:
+    """What the user sees of a project error, one line per cause: its causes, its message
+    (after "<command>: " unless the message names the command itself) and its notes."""
+    lines = [f"{command}: {error_line(cause)}" for cause in error.causes]
+    message = _one_line(error)
+    lines.append(message if error.names_the_command else f"{command}: {message}")
+    for note in getattr(error, "__notes__", ()):
+        indent = len(note) - len(note.lstrip(" "))  # a note's own indent (a failure under its stage's line)
+        lines.append(" " * indent + error_line(note))
+    return lines
 
 
 def _one_line(error: BaseException) -> str:

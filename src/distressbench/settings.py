@@ -88,12 +88,6 @@ class Settings:
         )
 
 
-def dbt_var(name: str) -> Any:
-    """A var of dbt_project.yml, for the module constants made from one (the table captions'
-    interval level and floor mark) and the defaults of functions called without Settings."""
-    return Settings().var(name)
-
-
 @functools.cache
 def _dbt_vars() -> dict[str, Any]:
     project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))

@@ -31,9 +31,9 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser,
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from distressbench import settings
 from distressbench.release import contract
 from distressbench.release.manifest import read_manifest, sha256_of
+from distressbench.settings import Settings
 
 TASK_NAME = "crisis_support"
 SCORER_NAME = "rubric_judge"
@@ -82,13 +82,22 @@ def weighted_fraction(weights: list[int], met: list[bool]) -> float:
     return sum(w for w, m in zip(weights, met, strict=True) if m) / sum(weights)
 
 
-def default_tie_rule() -> str:
-    """The dbt var verdict_tie_rule of the checkout; 'unmet', the contract's default, for an
-    installed package without the dbt project beside it."""
+def default_tie_rule(settings: Settings | None) -> str:
+    """The dbt var verdict_tie_rule of `settings`; 'unmet', the contract's default, without
+    settings (project_settings) or without the var."""
     try:
-        return str(settings.dbt_var("verdict_tie_rule"))
-    except (OSError, KeyError):
+        return "unmet" if settings is None else str(settings.var("verdict_tie_rule"))
+    except KeyError:
         return "unmet"
+
+
+def project_settings() -> Settings | None:
+    """The settings of a task Inspect creates, read once by the task; None for an installed
+    package without the dbt project (dbt_project.yml) beside it."""
+    try:
+        return Settings()
+    except OSError:
+        return None
 
 
 def release_folder(release: str) -> Path:
@@ -255,7 +264,7 @@ def crisis_support(
 ) -> Task:
     """A release's conversations for the model under test, graded criterion by criterion by the judge."""
     release_dir = release_folder(release)
-    rule = tie_rule or default_tie_rule()
+    rule = tie_rule or default_tie_rule(project_settings())
     if rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, got {rule!r}")
     if judge_samples < 1:

@@ -1,6 +1,7 @@
 """The report's figures, drawn with matplotlib (Agg) from the loaded paper tables.
 
-Each function takes the `Table`s it plots and returns an SVG document (bytes). Figures read
+Each function takes the `Table` it plots and the `Wording` (the dbt vars a figure may print:
+the intervals' level) and returns an SVG document (bytes). Figures read
 the same raw values as the tables and print numbers with the tables' formatters, so a
 number in a figure is the number in the table.
 """
@@ -20,7 +21,7 @@ import numpy as np  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from distressbench.outputs.tables.formatting import INTERVAL_LEVEL, pct, ratio  # noqa: E402
+from distressbench.outputs.tables.formatting import Wording, pct, ratio  # noqa: E402
 from distressbench.outputs.tables.table import Table  # noqa: E402
 
 STYLE = {
@@ -104,7 +105,7 @@ def _heatmap(
     ax.figure.colorbar(image, ax=ax, shrink=0.6, label="Score (%)")
 
 
-def leaderboard(t2: Table) -> bytes:
+def leaderboard(t2: Table, wording: Wording) -> bytes:
     """Model scores with their bootstrap intervals, best at the top, each ranked model with its
     letters (models sharing a letter are not clearly different); below the ranked models, the
     models shown unranked (judged otherwise) and the clinician reference, a row apart."""
@@ -137,14 +138,14 @@ def leaderboard(t2: Table) -> bytes:
         ax.set_yticks(y, labels)
         ax.invert_yaxis()
         _fit_scores(ax, np.concatenate([score, low, high]), label_room=LABEL_ROOM)
-        ax.set_xlabel(f"Score (%) with {INTERVAL_LEVEL} bootstrap interval")
+        ax.set_xlabel(f"Score (%) with {wording.level} bootstrap interval")
         ax.set_title("Leaderboard: models that share a letter are not clearly different")
         ax.grid(axis="x", color="#dddddd", lw=0.6, zorder=1)
         ax.tick_params(axis="y", length=0)
         return _svg(fig)
 
 
-def dimension_heatmap(t3: Table) -> bytes:
+def dimension_heatmap(t3: Table, wording: Wording) -> bytes:
     """Models × dimensions (score, %); best and median rows left to the next figure."""
     rows = _rows(t3, ("model", "reference"))
     dims = [c for c in t3.columns if c.group is not None]
@@ -160,7 +161,7 @@ def dimension_heatmap(t3: Table) -> bytes:
         return _svg(fig)
 
 
-def best_vs_median(t3: Table) -> bytes:
+def best_vs_median(t3: Table, wording: Wording) -> bytes:
     """Best and median ranked model per dimension, act dimensions apart from withhold ones."""
     best = _rows(t3, ("best",))
     median = _rows(t3, ("median",))
@@ -200,7 +201,7 @@ def best_vs_median(t3: Table) -> bytes:
         return _svg(fig)
 
 
-def recognized_not_routed(t4: Table) -> bytes:
+def recognized_not_routed(t4: Table, wording: Wording) -> bytes:
     """Per model: recognized replies, and those of them not routed (rate annotated)."""
     rows = _rows(t4, ("model", "reference"))
     pooled = _rows(t4, ("pooled",))
@@ -229,7 +230,7 @@ def recognized_not_routed(t4: Table) -> bytes:
         return _svg(fig)
 
 
-def turn_types(t5: Table) -> bytes:
+def turn_types(t5: Table, wording: Wording) -> bytes:
     """Single-turn vs multi-turn score per model, pooled row and reference included."""
     rows = _rows(t5, ("model", "pooled", "reference"))
     with plt.rc_context(STYLE):
@@ -264,7 +265,7 @@ def turn_types(t5: Table) -> bytes:
         return _svg(fig)
 
 
-def subcategory_heatmap(t6: Table) -> bytes:
+def subcategory_heatmap(t6: Table, wording: Wording) -> bytes:
     """Subcategories × (pooled, each model) mean cell score."""
     models = [c for c in t6.columns if c.group is not None]
     columns = [("pooled_score", "All ranked models")] + [(c.sources[0], c.header) for c in models]
@@ -285,7 +286,7 @@ def subcategory_heatmap(t6: Table) -> bytes:
         return _svg(fig)
 
 
-def calibration(t7: Table) -> bytes:
+def calibration(t7: Table, wording: Wording) -> bytes:
     """Judge against clinicians per dimension: agreement, precision, recall, F1 (%) and kappa."""
     rows = t7.records()
     labels = [str(r["label"]) for r in rows]
@@ -322,7 +323,7 @@ def calibration(t7: Table) -> bytes:
         return _svg(fig)
 
 
-def judge_reliability(j1: Table) -> bytes:
+def judge_reliability(j1: Table, wording: Wording) -> bytes:
     """Per dimension: Cohen's kappa against the clinicians with its bootstrap interval, against the
     calibration floor (dimensions that miss it in red, hollow), and Krippendorff's alpha."""
     rows = j1.records()
@@ -361,7 +362,7 @@ def judge_reliability(j1: Table) -> bytes:
         left.set_xlim(low_end, 1.45)
         left.set_xticks([t for t in (-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0) if t >= low_end])
         left.axvline(0, color="#999999", lw=0.6)
-        left.set_xlabel(f"Cohen's κ against the clinicians, {INTERVAL_LEVEL} bootstrap interval")
+        left.set_xlabel(f"Cohen's κ against the clinicians, {wording.level} bootstrap interval")
         left.set_title("Judge vs clinicians")
         left.tick_params(axis="y", length=0)
         alpha = np.array([np.nan if r["krippendorff_alpha"] is None else float(r["krippendorff_alpha"]) for r in rows])

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -43,7 +44,9 @@ from distressbench.dbt.compiled import staging_sql
 from distressbench.dbt.process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
 from distressbench.dbt.relations import HEADLINE_METRICS
 from distressbench.dbt.staging import SqlStaging, link_folder, staging_models
+from distressbench.errors import UsageError
 from distressbench.gate.results import GateReport
+from distressbench.outputs.tables.formatting import interval_level
 from distressbench.publish.checks import (
     already_published,
     audit,
@@ -114,64 +117,70 @@ def dbt_failure(outcome: DbtOutcome, log_dir: Path) -> str:
     )
 
 
-def print_headline(database: Path) -> None:
-    """The headline metrics beside the paper's values (skipped if the file is held for writing)."""
+# What the build prints after it publishes, read over one read-only connection to the
+# published file: the headline metrics beside the paper's, the anchored scores beside the
+# judge's, and (a new publication only) the task-set note. Each query's rows, or why they
+# could not be read.
+SUMMARY_QUERIES = {
+    "headline": f"select metric, value, ci_low, ci_high, paper_value from {HEADLINE_METRICS} order by display_order",
+    "anchored": "select metric, anchored_value, anchored_ci_low, anchored_ci_high, value, ci_low, ci_high"
+    " from marts.anchored_headline_metrics"
+    " where metric in ('best_model_score', 'median_model_score', 'clinician_reference_score')"
+    " order by display_order",
+    "task set": "select previous_release_id, n_tasks, previous_n_tasks, n_tasks_added, n_tasks_removed"
+    " from marts.release_comparison where not is_comparable",
+}
+
+Rows = list[tuple[Any, ...]]
+
+
+def read_summary(database: Path, names: Sequence[str]) -> dict[str, Rows | duckdb.Error]:
+    """The rows of SUMMARY_QUERIES' `names`, over one read-only connection to `database`; a
+    query that fails (or every one, when the file cannot be opened: held for writing) gives
+    its error instead."""
     try:
         with duckdb.connect(str(database), read_only=True) as connection:
-            rows = connection.sql(
-                f"select metric, value, ci_low, ci_high, paper_value from {HEADLINE_METRICS} order by display_order"
-            ).fetchall()
+            results: dict[str, Rows | duckdb.Error] = {}
+            for name in names:
+                try:
+                    results[name] = connection.sql(SUMMARY_QUERIES[name]).fetchall()
+                except duckdb.Error as error:
+                    results[name] = error
+            return results
     except duckdb.Error as error:
-        say(f"(headline metrics not shown: {error})")
-        return
-    from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
+        return dict.fromkeys(names, error)
 
-    say(f"{'metric':<34} {'value':>7} {INTERVAL_LEVEL + ' CI':>17} {'paper':>7} {'diff':>7}")
+
+def headline_lines(rows: Rows, level: str) -> list[str]:
+    """The headline metrics beside the paper's values, a line each under a header."""
+    lines = [f"{'metric':<34} {'value':>7} {level + ' CI':>17} {'paper':>7} {'diff':>7}"]
     for metric, value, low, high, paper in rows:
         interval = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
         paper_text = f"{paper:.3f}" if paper is not None else ""
         # rounded first, so that a difference within half a thousandth prints +0.000, never -0.000
         diff = f"{round(float(value - paper), 3) + 0.0:+.3f}" if paper is not None and value is not None else ""
         value_text = f"{value:.3f}" if value is not None else "null"
-        say(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
-    print_anchored_headline(database)
+        lines.append(f"{metric:<34} {value_text:>7} {interval:>17} {paper_text:>7} {diff:>7}")
+    return lines
 
 
-def print_anchored_headline(database: Path) -> None:
+def anchored_lines(rows: Rows, level: str) -> list[str]:
     """The best, median and clinician-reference scores anchored to the clinicians, beside the judge's."""
-    try:
-        with duckdb.connect(str(database), read_only=True) as connection:
-            rows = connection.sql(
-                "select metric, anchored_value, anchored_ci_low, anchored_ci_high, value, ci_low, ci_high"
-                " from marts.anchored_headline_metrics"
-                " where metric in ('best_model_score', 'median_model_score', 'clinician_reference_score')"
-                " order by display_order"
-            ).fetchall()
-    except duckdb.Error as error:
-        say(f"(anchored scores not shown: {error})")
-        return
-    from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
 
     def shown(value: float | None, low: float | None, high: float | None) -> str:
         interval = f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
         return (f"{value:.3f}" if value is not None else "null") + interval
 
-    say(f"anchored to the clinicians ({INTERVAL_LEVEL} CI), beside the judge's:")
+    lines = [f"anchored to the clinicians ({level} CI), beside the judge's:"]
     for metric, value, low, high, judge, judge_low, judge_high in rows:
-        say(f"{'anchored ' + metric:<34} {shown(value, low, high):>25}   judge {shown(judge, judge_low, judge_high)}")
+        judged = shown(judge, judge_low, judge_high)
+        lines.append(f"{'anchored ' + metric:<34} {shown(value, low, high):>25}   judge {judged}")
+    return lines
 
 
-def task_set_note(database: Path) -> str | None:
+def task_set_line(rows: Rows) -> str | None:
     """One line when this release's task set is not the previous release's in the warehouse
-    (marts.release_comparison), else None (also when the file is held for writing)."""
-    try:
-        with duckdb.connect(str(database), read_only=True) as connection:
-            rows = connection.sql(
-                "select previous_release_id, n_tasks, previous_n_tasks, n_tasks_added, n_tasks_removed"
-                " from marts.release_comparison where not is_comparable"
-            ).fetchall()
-    except duckdb.Error:
-        return None
+    (marts.release_comparison), else None."""
     if not rows:
         return None
     ((previous, n_tasks, previous_n_tasks, added, removed),) = rows
@@ -179,6 +188,28 @@ def task_set_note(database: Path) -> str | None:
         f"note: this release's {n_tasks} tasks are not the previous release's {previous_n_tasks} ({previous}: "
         f"{added} added, {removed} removed); changes against it are marked not comparable"
     )
+
+
+def print_summary(database: Path, level: str, *, published: bool) -> None:
+    """The headline metrics, then the anchored scores (each skipped, saying why, when it cannot
+    be read: a file held for writing), then, for a new publication (`published`), the task-set
+    note; `level` is the intervals' level ("95%")."""
+    summary = read_summary(database, ["headline", "anchored", *(["task set"] if published else [])])
+    headline, anchored = summary["headline"], summary["anchored"]
+    if isinstance(headline, duckdb.Error):
+        say(f"(headline metrics not shown: {headline})")
+    else:
+        lines = headline_lines(headline, level)
+        if isinstance(anchored, duckdb.Error):
+            lines.append(f"(anchored scores not shown: {anchored})")
+        else:
+            lines += anchored_lines(anchored, level)
+        for line in lines:
+            say(line)
+    task_set = summary.get("task set")
+    note = task_set_line(task_set) if isinstance(task_set, list) else None
+    if note is not None:
+        say(note)
 
 
 @dataclass(frozen=True)
@@ -300,44 +331,38 @@ def build_release(
     return build.database, True
 
 
-def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, force: bool = False) -> int:
-    """The `distressbench build` command."""
+def build(release_dir: Path | None, warehouse: Path, settings: Settings, *, force: bool = False) -> None:
+    """The `distressbench build` command. UsageError for a warehouse or release folder that
+    cannot work; StageFailed for a failed stage, with a note on what the published warehouse
+    is now."""
     refusal = warehouse_refusal(warehouse)
     if refusal is not None:
-        print(f"build: {refusal}", file=sys.stderr)
-        return 2
+        raise UsageError(refusal)
     if release_dir is None:
         from distressbench.synth.generate import ensure_default_release
 
         release_dir = ensure_default_release()
     if not release_dir.is_dir():
-        print(f"build: no such release folder: {release_dir}", file=sys.stderr)
-        return 2
+        raise UsageError(f"no such release folder: {release_dir}")
     unwritable = unwritable_folder(warehouse)
     if unwritable is not None:
-        print(f"build: cannot write in {unwritable}, where the publish must write; nothing was built", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot write in {unwritable}, where the publish must write; nothing was built")
     before = published_state(warehouse)
     try:
         database, published = build_release(release_dir, warehouse, settings, force=force)
     except StageFailed as error:
-        print(str(error), file=sys.stderr)
         after = published_state(warehouse)  # said as it is now, whatever stage failed
         if after == before:
-            print(f"the published warehouse {warehouse} is unchanged", file=sys.stderr)
+            error.add_note(f"the published warehouse {warehouse} is unchanged")
         elif after[1] is None:
-            print(f"the published warehouse {warehouse} no longer reaches a database file", file=sys.stderr)
+            error.add_note(f"the published warehouse {warehouse} no longer reaches a database file")
         else:
-            print(
+            error.add_note(
                 f"the published warehouse {warehouse} changed: it now points at {after[1].name} "
-                "(the new release is published; what failed came after the switch)",
-                file=sys.stderr,
+                "(the new release is published; what failed came after the switch)"
             )
-        return 1
+        raise
     if published:
         say(f"published {warehouse} -> {database.name}")
-    print_headline(database)
-    note = task_set_note(database) if published else None  # a new build's comparison only
-    if note is not None:
-        say(note)
-    return 0
+    # the task-set note: a new build's comparison only
+    print_summary(database, interval_level(settings.var("bootstrap_alpha")), published=published)

@@ -26,11 +26,19 @@ NOT_IN_A_RELEASE_BUILD = (
 
 
 class StageFailed(DistressbenchError, RuntimeError):
-    """A build stage failed; the published warehouse was not touched."""
+    """A build stage failed; the published warehouse was not touched. The message's first line
+    is the error's ("build failed at stage '<stage>': ..."), each further line a note of its own
+    (a failed check, a failed dbt node, where the logs are)."""
+
+    names_the_command = True
 
     def __init__(self, stage: str, message: str) -> None:
-        super().__init__(f"build failed at stage '{stage}': {message}")
+        first, *rest = message.splitlines() or [""]
+        super().__init__(f"build failed at stage '{stage}': {first}")
         self.stage = stage
+        for line in rest:
+            if line.strip():
+                self.add_note(line)
 
 
 def say(message: str) -> None:

@@ -43,7 +43,7 @@ import pandas as pd
 from scipy import sparse
 
 from distressbench.errors import DistressbenchError
-from distressbench.stats.bootstrap.design import RANKED_KIND, REFERENCE_KIND
+from distressbench.stats.bootstrap.design import cell_roles, ranked_and_reference
 from distressbench.stats.bootstrap.estimates import percentile_interval
 from distressbench.stats.coding import codes_in, factorize_sorted
 
@@ -104,23 +104,12 @@ def _codes(frame: pd.DataFrame, table: str, column: str, ids: np.ndarray) -> np.
     return codes
 
 
-def _ranked_and_reference(cells: pd.DataFrame, model_codes: np.ndarray, n_models: int) -> tuple[np.ndarray, int | None]:
-    """The ranked models, as the leaderboard ranks them (the cells' is_ranked, int_models_judged;
-    without it every model of kind 'model'), and the clinician reference, if any."""
-    kind = np.empty(n_models, dtype=object)
-    kind[model_codes] = cells["kind"].to_numpy(dtype=object)
-    is_ranked = np.zeros(n_models, dtype=bool)
-    ranked_rows = cells["is_ranked"].to_numpy(dtype=bool) if "is_ranked" in cells else kind[model_codes] == RANKED_KIND
-    is_ranked[model_codes] = ranked_rows
-    reference = np.flatnonzero(kind == REFERENCE_KIND)
-    return np.flatnonzero(is_ranked), int(reference[0]) if len(reference) else None
-
-
 class AnchoredResamples:
     """Each resample's anchored values, filled chunk by chunk from the task counts.
 
     cells: one row per (model, task): model_id, task_id, kind, score, and optionally is_ranked
-    (without it every model of kind 'model' is ranked; the tasks, sorted, are the bootstrap's).
+    (the models of kind 'model' it marks are ranked, without it all of them: the bootstrap's
+    design.ranked_and_reference; the tasks, sorted, are the bootstrap's).
     dimension_cells: one row per (model, task, dimension) the task has: model_id, task_id,
     dimension, score. pairs: PAIR_COLUMNS, one row per calibrated pair with a majority label:
     the criterion's weight, the weight of the task's criteria (task_weight) and of its
@@ -150,7 +139,8 @@ class AnchoredResamples:
         n, m, k = len(self.tasks), len(self.models), len(dimensions)
         if len(cells) != n * m:
             raise AnchoredInputError(f"cells: {len(cells)} rows, need one per (model_id, task_id): {n * m}")
-        self.ranked, self.reference = _ranked_and_reference(cells, mo, m)
+        # the models the leaderboard ranks and its clinician reference, as the bootstrap's design has them
+        self.ranked, self.reference = ranked_and_reference(*cell_roles(cells), mo, self.models)
         # the groups: each model's 'all' (group = model), then, by_dimension, each model's
         # dimensions (group = m + model * k + dimension)
         self.by_dimension = by_dimension

@@ -11,15 +11,15 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from distressbench import settings
 from distressbench.publish.pipeline import build_release
+from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 from fixtures.release_factory import read_table, rewrite_table
 
 FEW, NONE = "model-03", "model-04"
 FEW_PAIRS = 20
-MIN_PAIRS: int = settings.dbt_var("anchored_min_pairs")
+MIN_PAIRS: int = Settings().var("anchored_min_pairs")
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from distressbench.outputs.tables.specs import T2
 from distressbench.publish.pipeline import build_release
 from distressbench.submit import submit
 from fixtures.release_factory import MODEL_IDS, make_release
+from fixtures.wording import WORDING
 from integration.test_inspect import run_inspect_cli
 
 SCRIPTED = "distressbench/scripted"
@@ -106,7 +107,7 @@ def test_submit_says_in_one_line_that_the_judges_differ(demo: Demo) -> None:
 
 def test_t2_shows_the_unranked_model_below_the_ranked_ones_with_its_judge_and_reason(demo: Demo) -> None:
     with duckdb.connect(str(demo.derived_file), read_only=True) as connection:
-        table = load_table(connection, T2)
+        table = load_table(connection, T2.worded(WORDING))
     groups = table.column_values("row_group")
     assert groups == ["model"] * len(MODEL_IDS) + ["unranked", "reference"]
     records = table.records()

@@ -18,7 +18,7 @@ from scipy.stats import kendalltau
 
 from distressbench import cli, settings
 from distressbench.stats.bootstrap.inputs import read_inputs
-from distressbench.stats.bootstrap.run import run_bootstrap
+from fixtures.bootstrap_inputs import run_bootstrap
 from fixtures.independent_metrics import calibrated_pairs, calibration_statistics, compute, judge_agreement
 from fixtures.judge_release_factory import make_judge_release
 from fixtures.release_factory import rewrite_table
@@ -215,7 +215,7 @@ def _quantiles(draws: np.ndarray) -> tuple[float | None, float | None]:
     defined = draws[~np.isnan(draws)]
     if len(defined) == 0:
         return None, None
-    alpha = float(settings.dbt_var("bootstrap_alpha"))
+    alpha = float(settings.Settings().var("bootstrap_alpha"))
     low, high = np.quantile(defined, [alpha / 2, 1 - alpha / 2], method="linear")
     return float(low), float(high)
 
@@ -309,8 +309,9 @@ def test_judge_calibration_by_model_matches_an_independent_computation(
     mart = _records(marts, "select * from marts.judge_calibration_by_model")
     rows = {(r["model_id"], r["dimension"]): r for r in mart}
     assert set(rows) == {(m, d) for m in models for d in ["all", *dimensions]}
-    floor = float(settings.dbt_var("calibration_kappa_floor"))
-    min_pairs = int(settings.dbt_var("calibration_min_pairs"))
+    project = settings.Settings()
+    floor = float(project.var("calibration_kappa_floor"))
+    min_pairs = int(project.var("calibration_min_pairs"))
     position = pd.Index(tasks).get_indexer(kept["task_id"])
     n_intervals = n_empty = 0
     for (model, dimension), row in rows.items():

@@ -23,6 +23,7 @@ from distressbench.settings import Settings
 from distressbench.submit import submit
 from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, make_release
 from fixtures.submission_factory import split_release
+from fixtures.wording import WORDING
 
 SUBMITTED = MODEL_IDS[1]
 SCORE_COLUMNS = "model_id, kind, n_tasks, rank, letters, rank_upper_bound, score, ci_low, ci_high"
@@ -182,9 +183,9 @@ def test_the_same_models_in_another_row_order_are_unchanged(built: Built) -> Non
 
 
 def test_the_report_says_what_changed_since_the_previous_release(built: Built, tmp_path: Path) -> None:
-    changed = write_report(built.warehouse, tmp_path / "changed.html").read_text(encoding="utf-8")
+    changed = write_report(built.warehouse, tmp_path / "changed.html", WORDING).read_text(encoding="utf-8")
     assert f"Changes since {built.derived_id}</h2>" in changed
     assert "Models against the previous release" in changed
-    first = write_report(built.base, tmp_path / "first.html").read_text(encoding="utf-8")
+    first = write_report(built.base, tmp_path / "first.html", WORDING).read_text(encoding="utf-8")
     assert "There is no previous release" in first
     assert "Models against the previous release" not in first

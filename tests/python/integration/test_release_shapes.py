@@ -29,6 +29,7 @@ from fixtures.compiled_models import COMPILED_MARTS, CompiledModels
 from fixtures.independent_metrics import compute
 from fixtures.shape_release import BUILT, SHAPES, STAND_IN, Shape, write_shape_release
 from fixtures.warehouse_comparison import assert_marts_match, assert_scores_match
+from fixtures.wording import WORDING
 
 BY_NAME: dict[str, Shape] = {shape.name: shape for shape in (*SHAPES, *BUILT)}
 NO_CRITERION = "no criterion of this dimension in the release"
@@ -63,12 +64,12 @@ def _table(release: Path, name: str) -> list[dict[str, object]]:
 @functools.cache
 def _report(warehouse: Path) -> str:
     """The report of a built shape (written once: its figures take seconds)."""
-    return write_report(warehouse, warehouse.parent / "report.html").read_text(encoding="utf-8")
+    return write_report(warehouse, warehouse.parent / "report.html", WORDING).read_text(encoding="utf-8")
 
 
 def _tables(warehouse: Path) -> dict[str, Table]:
     with _connect(warehouse) as connection:
-        return {t.spec.key: t for t in load_tables(connection)}
+        return {t.spec.key: t for t in load_tables(connection, WORDING)}
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: s.name)

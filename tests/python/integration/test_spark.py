@@ -263,17 +263,25 @@ def test_spark_builds_into_one_folder_take_turns(
         raise StageFailed("gate", "stand-in")
 
     monkeypatch.setattr(spark_build, "build_release_on_spark", stages)
-    codes: list[int] = []
+    failures: list[StageFailed] = []
+
+    def build() -> None:
+        try:
+            spark_build.build_on_spark(release, settings)
+        except StageFailed as error:
+            failures.append(error)
+
     with (root / spark_build.LOCK).open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # a build in progress
         settings = Settings(spark_dir=root)
-        second = threading.Thread(target=lambda: codes.append(spark_build.build_on_spark(release, settings)))
+        second = threading.Thread(target=build)
         second.start()
         assert not started.wait(timeout=1.0)
         fcntl.flock(held, fcntl.LOCK_UN)
     assert started.wait(timeout=30)
     second.join(timeout=30)
-    assert codes == [1]
+    (failure,) = failures
+    assert failure.exit_code == 1 and failure.__notes__ == [f"nothing was published: {root / 'current'} is unchanged"]
     assert f"waiting for another build of {root} to finish" in capsys.readouterr().out
 
 

@@ -21,6 +21,7 @@ from distressbench.publish.pipeline import build
 from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
+from fixtures.wording import WORDING
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     narrower = write_release(root / "narrower", SynthConfig(n_tasks=20, n_models=3, redteam_transcripts=0))
     warehouse = root / "warehouse" / "distressbench.duckdb"
     settings = Settings()
-    assert build(wider, warehouse, settings) == 0
+    build(wider, warehouse, settings)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        assert build(narrower, warehouse, settings) == 0
+        build(narrower, warehouse, settings)
     narrower_file = shutil.copyfile(warehouse.resolve(), root / "narrower.duckdb")
-    assert build(wider, warehouse, settings) == 0
+    build(wider, warehouse, settings)
     return Built(wider, narrower, narrower_file, warehouse.resolve(), printed.getvalue())
 
 
@@ -96,5 +97,5 @@ def test_history_keeps_the_task_ids_and_marks_the_comparison(built: Built) -> No
 
 
 def test_the_report_says_it_in_words(built: Built, tmp_path: Path) -> None:
-    report = write_report(built.narrower_file, tmp_path / "report.html").read_text(encoding="utf-8")
+    report = write_report(built.narrower_file, tmp_path / "report.html", WORDING).read_text(encoding="utf-8")
     assert "<strong>Not comparable:</strong> the task sets differ: 20 tasks here, 30 in the previous release" in report

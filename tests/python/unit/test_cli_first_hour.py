@@ -20,7 +20,7 @@ from distressbench.evals.import_inspect import ImportRefused
 from distressbench.outputs.show import UnknownId
 from distressbench.outputs.warehouse import NotAWarehouse, QueryFailed, SqlRefused, WarehouseMissing
 from distressbench.pack import PackRefused
-from distressbench.publish.pipeline import print_headline
+from distressbench.publish.pipeline import print_summary
 from distressbench.publish.stages import StageFailed
 from distressbench.settings import Settings
 from distressbench.stats.agreement import AgreementInputError
@@ -115,8 +115,8 @@ def test_the_headline_diff_never_prints_minus_zero(tmp_path: Path, capsys: pytes
             "('median', 0.7154, 0.70, 0.73, 0.714, 2)"
             ") as t(metric, value, ci_low, ci_high, paper_value, display_order)"
         )
-    print_headline(database)
-    lines = capsys.readouterr().out.splitlines()[:3]  # the table; the anchored lines follow
+    print_summary(database, "95%", published=False)
+    lines = capsys.readouterr().out.splitlines()[:3]  # the table; the anchored scores are not in this file
     assert [line.split()[-1] for line in lines] == ["diff", "+0.000", "+0.001"]
 
 
@@ -152,3 +152,81 @@ def test_cli_prints_a_project_error_as_one_line_with_its_code(
     monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", refused)
     assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 3
     assert capsys.readouterr().err == "tables: first second\n"
+
+
+def test_cli_prints_an_error_one_line_per_cause(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Its causes before its message, its notes after it (a note keeps its indent); a stage's
+    failure names the build itself, so its line has no "build: " before it."""
+
+    def refused(*args: object, **kwargs: object) -> None:
+        error = DistressbenchError("refused, 2 problem(s)", causes=["skipped, a.eval", "b.eval:\n  no reply"])
+        error.add_note("nothing was written")
+        raise error
+
+    monkeypatch.setattr("distressbench.outputs.tables.export.export_tables", refused)
+    assert cli.main(["tables", "--out", str(tmp_path / "t")]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "tables: skipped, a.eval",
+        "tables: b.eval: no reply",
+        "tables: refused, 2 problem(s)",
+        "nothing was written",
+    ]
+
+    failed = StageFailed("gate", "2 check(s):\n  one\n  two\nfull report: r.json")
+    failed.add_note("the published warehouse w.duckdb is unchanged")
+    assert cli.error_lines("build", failed) == [
+        "build failed at stage 'gate': 2 check(s):",
+        "  one",
+        "  two",
+        "full report: r.json",
+        "the published warehouse w.duckdb is unchanged",
+    ]
+
+
+def test_the_summary_after_a_build_reads_the_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The headline metrics, the anchored scores and the task-set note: one read-only connection."""
+    database = tmp_path / "w.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("create schema marts")
+        connection.execute(
+            "create table marts.headline_metrics as select 'best' as metric, 0.5 as value, 0.4 as ci_low, "
+            "0.6 as ci_high, null as paper_value, 1 as display_order"
+        )
+        connection.execute(
+            "create table marts.anchored_headline_metrics as select 'best_model_score' as metric, 0.45 as "
+            "anchored_value, 0.3 as anchored_ci_low, 0.6 as anchored_ci_high, 0.5 as value, 0.4 as ci_low, "
+            "0.6 as ci_high, 1 as display_order"
+        )
+        connection.execute(
+            "create table marts.release_comparison as select 'r0' as previous_release_id, 20 as n_tasks, "
+            "30 as previous_n_tasks, 0 as n_tasks_added, 10 as n_tasks_removed, false as is_comparable"
+        )
+    opened: list[tuple[str, bool]] = []
+    connect = duckdb.connect
+
+    def counted(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+        opened.append((path, read_only))
+        return connect(path, read_only=read_only)
+
+    monkeypatch.setattr("distressbench.publish.pipeline.duckdb.connect", counted)
+    print_summary(database, "90%", published=True)
+    assert opened == [(str(database), True)]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[2:4] == ["90%", "CI"] and lines[1].split()[:2] == ["best", "0.500"]
+    assert lines[2] == "anchored to the clinicians (90% CI), beside the judge's:"
+    assert lines[3].split() == [
+        "anchored",
+        "best_model_score",
+        "0.450",
+        "[0.300,",
+        "0.600]",
+        "judge",
+        "0.500",
+        "[0.400,",
+        "0.600]",
+    ]
+    assert lines[4].startswith("note: this release's 20 tasks are not the previous release's 30 (r0: 0 added")

@@ -3,17 +3,18 @@
 Percentages with one decimal (the stored fraction rounded half up from its shortest repr),
 differences in signed percentage points, ratios with three decimals, counts with thousands
 separators, bootstrap intervals in brackets after the value, MISSING for a missing value.
-FORMATTERS maps a `Column`'s fmt to its formatter; INTERVAL_LEVEL is the level every
-interval's caption and header prints.
+FORMATTERS maps a `Column`'s fmt to its formatter; `Wording` holds what the captions and
+headers print of the project's dbt vars (the intervals' level, the calibration floor's mark).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from distressbench import settings
+from distressbench.settings import Settings
 
 MISSING = "—"
 MINUS = "−"
@@ -110,6 +111,32 @@ def interval_level(alpha: float) -> str:
     return f"{(1 - float(alpha)) * 100:g}%"
 
 
-# The level of every bootstrap interval the tables, report and figures show: 1 - the dbt var
-# bootstrap_alpha, the alpha the bootstrap models were built with.
-INTERVAL_LEVEL: str = interval_level(settings.dbt_var("bootstrap_alpha"))
+@dataclass(frozen=True)
+class Wording:
+    """What the tables, the report and its figures print of the project's dbt vars, read once
+    from the command's Settings and passed down: the level of every bootstrap interval (1 - the
+    var bootstrap_alpha, the alpha the bootstrap models were built with: "95%"), the mark of a
+    judge below its calibration floor (calibration_floor_mark), the floor
+    (calibration_kappa_floor) and the pairs it needs (calibration_min_pairs). Captions, headers
+    and the report's words name them {level}, {floor_mark}, {kappa_floor} and {min_pairs};
+    `fill` puts the values in."""
+
+    level: str
+    floor_mark: str
+    kappa_floor: str
+    min_pairs: str
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Wording:
+        return cls(
+            level=interval_level(settings.var("bootstrap_alpha")),
+            floor_mark=str(settings.var("calibration_floor_mark")),
+            kappa_floor=str(settings.var("calibration_kappa_floor")),
+            min_pairs=str(settings.var("calibration_min_pairs")),
+        )
+
+    def fill(self, text: str) -> str:
+        """`text` with each {name} of a field replaced by its value (other braces kept)."""
+        for name, value in asdict(self).items():
+            text = text.replace("{" + name + "}", value)
+        return text

@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 
+from distressbench.outputs.tables.formatting import Wording
 from distressbench.outputs.tables.specs import TABLES
 from distressbench.outputs.tables.table import Column, Pivot, Table, TableSpec
 
@@ -72,6 +73,9 @@ def load_table(connection: duckdb.DuckDBPyConnection, spec: TableSpec) -> Table:
     return Table(spec, fields, tuple(wide), columns)
 
 
-def load_tables(connection: duckdb.DuckDBPyConnection, specs: Sequence[TableSpec] = TABLES) -> list[Table]:
-    """Every paper table, in order."""
-    return [load_table(connection, spec) for spec in specs]
+def load_tables(
+    connection: duckdb.DuckDBPyConnection, wording: Wording, specs: Sequence[TableSpec] = TABLES
+) -> list[Table]:
+    """Every paper table (or those of `specs`), in order, with the dbt vars their words name
+    filled in from `wording`."""
+    return [load_table(connection, spec.worded(wording)) for spec in specs]

@@ -3,8 +3,6 @@ rows, its title and caption, and its display columns (TABLES, in the paper's ord
 
 from __future__ import annotations
 
-from distressbench import settings
-from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
 from distressbench.outputs.tables.table import Column, Pivot, TableSpec
 
 # The pivot column lists: (reporting model, key column, header column, order column); the
@@ -14,12 +12,13 @@ DIMENSION_COLUMNS = ("rpt_dimension_columns", "dimension_id", "label", "display_
 
 _MODEL = Column("Model", "text", ("label",))
 
-# A dimension whose judge misses the calibration floor carries FLOOR_MARK (the dbt var
-# calibration_floor_mark) in its labels; the reporting models put it there
-# (rpt_dimension_columns.floor_mark), the captions explain it.
-FLOOR_MARK: str = settings.dbt_var("calibration_floor_mark")
+# Captions and headers name the project's dbt vars they print as {level} (the intervals' level),
+# {floor_mark}, {kappa_floor} and {min_pairs}; the tables are loaded with them filled in
+# (formatting.Wording, load.load_tables). A dimension whose judge misses the calibration floor
+# carries the floor mark (the dbt var calibration_floor_mark) in its labels; the reporting
+# models put it there (rpt_dimension_columns.floor_mark), the captions explain it.
 _FLOOR_NOTE = (
-    f" {FLOOR_MARK}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
+    " {floor_mark}: the judge misses the calibration floor on this dimension (Cohen's κ against the clinicians "
     "below the floor, or too few calibrated pairs; table J1), so its scores rest on a judge not shown to be "
     "trustworthy there."
 )
@@ -44,26 +43,26 @@ T2 = TableSpec(
     slug="leaderboard",
     title="Leaderboard",
     caption=(
-        f"Model score (mean weighted share of criteria met over all tasks, %) with its {INTERVAL_LEVEL} bootstrap "
+        "Model score (mean weighted share of criteria met over all tasks, %) with its {level} bootstrap "
         "interval; rank among ranked models (equal scores share a rank); letters (a compact letter display over "
         "every pair of models at the family-wise level: two models that share a letter cannot be told apart once "
-        f"all pairs are allowed for, their simultaneous {INTERVAL_LEVEL} bootstrap interval includes 0; two that "
-        f"share none can); the rank's {INTERVAL_LEVEL} bootstrap interval (where the model's own rank falls over "
+        "all pairs are allowed for, their simultaneous {level} bootstrap interval includes 0; two that "
+        "share none can); the rank's {level} bootstrap interval (where the model's own rank falls over "
         "the resamples, not adjusted for the other models); the rank bound (the best rank that cannot be ruled "
         "out: 1 + the number of models clearly better at the family-wise level, so it can lie outside the rank "
         "interval); and the probability of ranking first. The clinician reference is shown beside the models, not "
         "ranked. Only models judged alike are ranked together: a model judged by other judges than the release's "
         "is shown below the ranked ones, with its score, its judges and why it is unranked, and moves no headline. "
-        f"{FLOOR_MARK} after a name: the judge misses its calibration floor on that model's replies (Cohen's κ "
+        "{floor_mark} after a name: the judge misses its calibration floor on that model's replies (Cohen's κ "
         "against the clinicians below the floor, or too few calibrated pairs; table J4)."
     ),
     model="rpt_leaderboard",
     columns=(
         Column("Rank", "count", ("rank",)),
         _MODEL,
-        Column(f"Score (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+        Column("Score (%) [{level} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
         Column("Letters", "text", ("letters",)),
-        Column(f"Rank [{INTERVAL_LEVEL} CI]", "interval", ("rank_ci_low", "rank_ci_high")),
+        Column("Rank [{level} CI]", "interval", ("rank_ci_low", "rank_ci_high")),
         Column("Rank bound", "count", ("rank_upper_bound",)),
         Column("P(rank 1) (%)", "pct", ("p_rank_1",), latex_header=r"$P(\mathrm{rank}=1)$ (\%)"),
         Column("Judges", "text", ("judge_ids",)),
@@ -79,7 +78,7 @@ T3 = TableSpec(
         "Dimension score (%): over the tasks with at least one criterion in the dimension, the mean weighted share "
         "of its criteria met. Act dimensions ask the reply to do something; the withhold dimension asks it to hold "
         "back. Best and median are over ranked models (the median of an even count is the mean of the middle two). "
-        f"In brackets the {INTERVAL_LEVEL} task-bootstrap interval. "
+        "In brackets the {level} task-bootstrap interval. "
         "—: no criterion of the dimension in the release." + _FLOOR_NOTE
     ),
     model="rpt_dimension_scores",
@@ -98,7 +97,7 @@ T4 = TableSpec(
     title="Recognized but not routed",
     caption=(
         "Of the replies that met every recognition criterion of a task with routing criteria (recognized), those "
-        f"that failed routing (not routed), and the rate (%). Pooled over ranked models, with its {INTERVAL_LEVEL} "
+        "that failed routing (not routed), and the rate (%). Pooled over ranked models, with its {level} "
         "bootstrap interval. —: no recognized reply, so the rate is undefined."
     ),
     model="rpt_recognized_not_routed",
@@ -116,7 +115,7 @@ T5 = TableSpec(
     title="Single-turn and multi-turn conversations",
     caption=(
         "Mean cell score (%) over single-turn conversations (one user turn) and multi-turn ones, per model and "
-        f"pooled over all cells of ranked models (with {INTERVAL_LEVEL} bootstrap intervals)."
+        "pooled over all cells of ranked models (with {level} bootstrap intervals)."
     ),
     model="rpt_turn_type_scores",
     columns=(
@@ -132,7 +131,7 @@ T6 = TableSpec(
     title="Scores by subcategory",
     caption=(
         "Mean cell score (%) per crisis subcategory: pooled over ranked models, and per model (models ordered by "
-        f"overall score; the clinician reference last), each with its {INTERVAL_LEVEL} task-bootstrap interval in "
+        "overall score; the clinician reference last), each with its {level} task-bootstrap interval in "
         "brackets."
     ),
     model="rpt_subcategory_scores",
@@ -201,7 +200,7 @@ A2 = TableSpec(
         "Each model's score from the judge alone (%) beside its score anchored to the clinicians: a "
         "prediction-powered estimate (PPI), the judge's score plus the clinicians' correction (majority label minus "
         "verdict, each pair weighted as it counts in the score) measured on the model's calibrated pairs, with "
-        f"{INTERVAL_LEVEL} bootstrap intervals from the same resampled tasks. Pairs: the calibrated pairs behind it. "
+        "{level} bootstrap intervals from the same resampled tasks. Pairs: the calibrated pairs behind it. "
         "It assumes the calibrated pairs are a random share of each model's pairs within each dimension "
         "(docs/judge-reliability.md). The leaderboard (T2) and the paper's headline stay the judge's. —: too few "
         "calibrated pairs (var anchored_min_pairs), said in the note."
@@ -209,10 +208,8 @@ A2 = TableSpec(
     model="rpt_anchored_scores",
     columns=(
         _MODEL,
-        Column(f"Judge (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
-        Column(
-            f"Anchored (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("anchored_score", "anchored_ci_low", "anchored_ci_high")
-        ),
+        Column("Judge (%) [{level} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+        Column("Anchored (%) [{level} CI]", "pct_ci", ("anchored_score", "anchored_ci_low", "anchored_ci_high")),
         Column("Correction (pp)", "pp", ("anchored_minus_score",)),
         Column("Pairs", "count", ("n_clinician_pairs",)),
         Column("Note", "text", ("note",)),
@@ -225,17 +222,15 @@ A3 = TableSpec(
     title="Headline scores anchored to the clinicians",
     caption=(
         "The headline scores that are means of verdicts, from the judge alone (%, as table P) and anchored to the "
-        f"clinicians, with {INTERVAL_LEVEL} bootstrap intervals: best and median over the ranked models that have "
+        "clinicians, with {level} bootstrap intervals: best and median over the ranked models that have "
         "an anchored score (Models; Pairs: their calibrated pairs), taken within each resample, and the clinician "
         "reference's. The paper's headline stays the judge's." + _FLOOR_NOTE
     ),
     model="rpt_anchored_headline_metrics",
     columns=(
         Column("Metric", "text", ("label",)),
-        Column(f"Judge (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
-        Column(
-            f"Anchored (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("anchored_value", "anchored_ci_low", "anchored_ci_high")
-        ),
+        Column("Judge (%) [{level} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+        Column("Anchored (%) [{level} CI]", "pct_ci", ("anchored_value", "anchored_ci_low", "anchored_ci_high")),
         Column("Models", "count", ("n_models",)),
         Column("Pairs", "count", ("n_clinician_pairs",)),
         Column("Note", "text", ("note",)),
@@ -247,7 +242,7 @@ P = TableSpec(
     slug="paper_comparison",
     title="Comparison with the paper",
     caption=(
-        f"Headline metrics of this release (%) with {INTERVAL_LEVEL} bootstrap intervals, the value the paper "
+        "Headline metrics of this release (%) with {level} bootstrap intervals, the value the paper "
         "reports, and the difference (this release minus the paper, in percentage points). The judge's Cohen's κ and "
         "Krippendorff's α are ratios, shown × 100. A metric the release leaves undefined (—) says why in the note "
         "(e.g. no criterion of a dimension in the release)." + _FLOOR_NOTE
@@ -255,7 +250,7 @@ P = TableSpec(
     model="rpt_paper_comparison",
     columns=(
         Column("Metric", "text", ("label",)),
-        Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+        Column("This release (%) [{level} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
         Column("Paper (%)", "pct", ("paper_value",)),
         Column("Difference (pp)", "pp", ("difference_from_paper",)),
         Column("Note", "text", ("note",)),
@@ -268,10 +263,10 @@ J1 = TableSpec(
     title="Judge reliability by dimension",
     caption=(
         "How far the judge's verdicts can be trusted. Against the clinicians' majority label (calibrated pairs, "
-        f"clinician ties dropped): Cohen's κ, agreement and F1 (%) with {INTERVAL_LEVEL} bootstrap intervals (tasks "
+        "clinician ties dropped): Cohen's κ, agreement and F1 (%) with {level} bootstrap intervals (tasks "
         "resampled); a dimension meets the calibration floor when κ reaches the floor (var calibration_kappa_floor, "
-        f"{settings.dbt_var('calibration_kappa_floor')} by default) on at least calibration_min_pairs "
-        f"({settings.dbt_var('calibration_min_pairs')}) pairs. Against itself (reply × criterion pairs of "
+        "{kappa_floor} by default) on at least calibration_min_pairs "
+        "({min_pairs}) pairs. Against itself (reply × criterion pairs of "
         "non-empty replies with at least two labels): the share of pairs whose labels all agree, the share "
         "tied (decided by the tie rule), the observed agreement between labels of a pair (%) and "
         "Krippendorff's α (nominal; — when undefined)."
@@ -281,21 +276,19 @@ J1 = TableSpec(
         Column("Dimension", "text", ("label",)),
         Column("Calibrated pairs", "count", ("n",), group="Against the clinicians"),
         Column(
-            f"Cohen's κ [{INTERVAL_LEVEL} CI]",
+            "Cohen's κ [{level} CI]",
             "ratio_ci",
             ("kappa", "kappa_ci_low", "kappa_ci_high"),
             group="Against the clinicians",
         ),
         Column("Meets floor", "text", ("meets_floor_label",), group="Against the clinicians"),
         Column(
-            f"Agreement (%) [{INTERVAL_LEVEL} CI]",
+            "Agreement (%) [{level} CI]",
             "pct_ci",
             ("agreement", "agreement_ci_low", "agreement_ci_high"),
             group="Against the clinicians",
         ),
-        Column(
-            f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"), group="Against the clinicians"
-        ),
+        Column("F1 (%) [{level} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high"), group="Against the clinicians"),
         Column("Pairs with ≥ 2 labels", "count", ("n_consistency_pairs",), group="Against itself"),
         Column("Unanimous (%)", "pct", ("unanimous_share",), group="Against itself"),
         Column("Tied (%)", "pct", ("tie_share",), group="Against itself"),
@@ -336,7 +329,7 @@ J3 = TableSpec(
     caption=(
         "Each judge against itself over all criteria: the reply × criterion pairs of non-empty replies with at "
         "least two labels of that judge, the share whose labels all agree, the share tied, the observed agreement "
-        f"between labels of a pair (%) and Krippendorff's α (nominal; — when undefined) with its {INTERVAL_LEVEL} "
+        "between labels of a pair (%) and Krippendorff's α (nominal; — when undefined) with its {level} "
         "task-bootstrap interval. The first row pools every judge's labels of a pair. The headline judge α is the "
         "primary judge's alone: the judge the manifest names (primary_judge), else the judge with the most labels "
         "(ties: the smallest id); the Headline column marks it and says which rule chose it."
@@ -351,7 +344,7 @@ J3 = TableSpec(
         Column("Tied (%)", "pct", ("tie_share",)),
         Column("Observed agreement (%)", "pct", ("observed_agreement",)),
         Column(
-            f"Krippendorff's α [{INTERVAL_LEVEL} CI]",
+            "Krippendorff's α [{level} CI]",
             "ratio_ci",
             ("krippendorff_alpha", "alpha_ci_low", "alpha_ci_high"),
         ),
@@ -365,7 +358,7 @@ J4 = TableSpec(
     caption=(
         "How far the judge can be trusted on each model's replies: its verdicts against the clinicians' majority "
         "label on the calibrated pairs of that model (clinician ties dropped, 'met' the positive class), over all "
-        f"criteria and per dimension. Cohen's κ, agreement and F1 (%) with {INTERVAL_LEVEL} bootstrap intervals "
+        "criteria and per dimension. Cohen's κ, agreement and F1 (%) with {level} bootstrap intervals "
         "(tasks resampled, the same resamples as every other interval), precision and recall (%); the floor as in "
         "J1: κ at least calibration_kappa_floor on at least calibration_min_pairs pairs. A judge more lenient with "
         "one model's replies than another's moves that model's rank."
@@ -375,14 +368,12 @@ J4 = TableSpec(
         Column("Model", "text", ("model_label",), collapse=True),
         Column("Dimension", "text", ("label",)),
         Column("Pairs", "count", ("n",)),
-        Column(f"Cohen's κ [{INTERVAL_LEVEL} CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high")),
+        Column("Cohen's κ [{level} CI]", "ratio_ci", ("kappa", "kappa_ci_low", "kappa_ci_high")),
         Column("Meets floor", "text", ("meets_floor_label",)),
-        Column(
-            f"Agreement (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high")
-        ),
+        Column("Agreement (%) [{level} CI]", "pct_ci", ("agreement", "agreement_ci_low", "agreement_ci_high")),
         Column("Precision (%)", "pct", ("precision",)),
         Column("Recall (%)", "pct", ("recall",)),
-        Column(f"F1 (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high")),
+        Column("F1 (%) [{level} CI]", "pct_ci", ("f1", "f1_ci_low", "f1_ci_high")),
     ),
     wide=True,
 )

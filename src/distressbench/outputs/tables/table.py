@@ -3,10 +3,10 @@ its raw rows (`Table`), which give every renderer the same formatted cells."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from distressbench.outputs.tables.formatting import FORMATTERS
+from distressbench.outputs.tables.formatting import FORMATTERS, Wording
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,13 @@ class TableSpec:
     @property
     def stem(self) -> str:
         return f"{self.key.lower()}_{self.slug}"
+
+    def worded(self, wording: Wording) -> TableSpec:
+        """This table with the dbt vars its title, caption and headers name filled in."""
+        columns = tuple(
+            replace(c, header=wording.fill(c.header), group=c.group and wording.fill(c.group)) for c in self.columns
+        )
+        return replace(self, title=wording.fill(self.title), caption=wording.fill(self.caption), columns=columns)
 
 
 @dataclass(frozen=True)

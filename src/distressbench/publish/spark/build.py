@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from distressbench.errors import UsageError
 from distressbench.publish.layout import build_lock
 from distressbench.publish.spark.stages import SparkStages
 from distressbench.publish.stages import StageFailed, say, stage
@@ -107,8 +107,9 @@ def build_release_on_spark(release_dir: Path, root: Path, settings: Settings | N
     return build_dir
 
 
-def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -> int:
-    """The `distressbench build --target spark` command."""
+def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -> None:
+    """The `distressbench build --target spark` command. UsageError for a release folder that
+    cannot work; StageFailed for a failed stage, with a note that nothing was published."""
     if release_dir is None:
         from distressbench.synth.generate import ensure_default_release
 
@@ -116,8 +117,7 @@ def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -
     release_dir = release_dir.absolute()
     refusal = _refusal(release_dir)
     if refusal is not None:
-        print(f"build: {refusal}", file=sys.stderr)
-        return 2
+        raise UsageError(refusal)
     settings = settings or Settings.from_environment()
     root = settings.spark_dir
     root.mkdir(parents=True, exist_ok=True)
@@ -125,8 +125,6 @@ def build_on_spark(release_dir: Path | None, settings: Settings | None = None) -
         try:
             build = build_release_on_spark(release_dir, root, settings)
         except StageFailed as error:
-            print(str(error), file=sys.stderr)
-            print(f"nothing was published: {root / CURRENT} is unchanged", file=sys.stderr)
-            return 1
+            error.add_note(f"nothing was published: {root / CURRENT} is unchanged")
+            raise
     say(f"published {root / CURRENT} -> {build.name}")
-    return 0

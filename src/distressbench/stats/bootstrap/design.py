@@ -71,11 +71,7 @@ def build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> Design:
     if len(cells) == 0:
         raise BootstrapInputError("cells: 0 rows; need one row per (model_id, task_id)")
     scores = checks.scores(cells, "cells", ("model_id", "task_id"))
-    kind = checks.coded(cells["kind"], "cells", MODEL_KINDS)
-    is_reference_row = kind == MODEL_KINDS.index(REFERENCE_KIND)
-    is_ranked_row = kind == MODEL_KINDS.index(RANKED_KIND)
-    if "is_ranked" in cells:
-        is_ranked_row &= checks.flag(cells, "cells", "is_ranked")
+    is_ranked_row, is_reference_row = cell_roles(cells)
     is_single_row = checks.coded(cells["turn_type"], "cells", TURN_TYPES) == TURN_TYPES.index("single")
     recognized = checks.flag(cells, "cells", "is_recognized_with_routing")
     not_routed = checks.flag(cells, "cells", "is_not_routed") & recognized
@@ -84,11 +80,7 @@ def build_design(cells: pd.DataFrame, dimension_cells: pd.DataFrame) -> Design:
     mo, model_ids = factorize_sorted(cells["model_id"])
     n, m = len(task_ids), len(model_ids)
     _check_cell_grid(t, mo, task_ids, model_ids, is_reference_row, is_ranked_row, is_single_row)
-    model_is_ranked = np.zeros(m, dtype=bool)
-    model_is_ranked[mo] = is_ranked_row
-    model_is_reference = np.zeros(m, dtype=bool)
-    model_is_reference[mo] = is_reference_row
-    ranked, reference = _ranked_and_reference(model_is_ranked, model_is_reference, model_ids)
+    ranked, reference = ranked_and_reference(is_ranked_row, is_reference_row, mo, model_ids)
 
     score_matrix = np.zeros((n, m))
     score_matrix[t, mo] = scores
@@ -167,10 +159,27 @@ def _check_cell_grid(
         raise checks.fail("cells", "task_id(s) with more than one turn_type", len(mixed), list(task_ids[mixed]))
 
 
-def _ranked_and_reference(
-    model_is_ranked: np.ndarray, model_is_reference: np.ndarray, model_ids: np.ndarray
+def cell_roles(cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Row by row, whether the cell's model is ranked (kind 'model' and, when cells carry it,
+    is_ranked: int_models_judged's like ranked with like) and whether it is the clinician
+    reference."""
+    kind = checks.coded(cells["kind"], "cells", MODEL_KINDS)
+    is_ranked_row = kind == MODEL_KINDS.index(RANKED_KIND)
+    if "is_ranked" in cells:
+        is_ranked_row &= checks.flag(cells, "cells", "is_ranked")
+    return is_ranked_row, kind == MODEL_KINDS.index(REFERENCE_KIND)
+
+
+def ranked_and_reference(
+    is_ranked_row: np.ndarray, is_reference_row: np.ndarray, model_codes: np.ndarray, model_ids: np.ndarray
 ) -> tuple[np.ndarray, int | None]:
-    """The indices of the ranked models (at least one) and of the clinician reference (at most one)."""
+    """The indices into model_ids of the ranked models (at least one) and of the clinician
+    reference (at most one), from cell_roles' flags of cells whose models are model_codes.
+    The bootstrap's design and the anchored scores (stats.anchored) rank the same models."""
+    model_is_ranked = np.zeros(len(model_ids), dtype=bool)
+    model_is_ranked[model_codes] = is_ranked_row
+    model_is_reference = np.zeros(len(model_ids), dtype=bool)
+    model_is_reference[model_codes] = is_reference_row
     ranked = np.flatnonzero(model_is_ranked)
     references = np.flatnonzero(model_is_reference)
     if len(ranked) == 0:

@@ -9,7 +9,6 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from distressbench import settings
 from distressbench.stats.bootstrap.checks import BootstrapInputError
 from distressbench.stats.bootstrap.design import Design, build_design
 from distressbench.stats.bootstrap.draws import ResampleCounts
@@ -53,9 +52,9 @@ def run_bootstrap(
     cells: pd.DataFrame,
     dimension_cells: pd.DataFrame,
     *,
-    samples: int | None = None,
-    seed: int | None = None,
-    alpha: float | None = None,
+    samples: int,
+    seed: int,
+    alpha: float,
     chunk_size: int | None = None,
     on_counts: Callable[[np.ndarray, np.ndarray], None] | None = None,
 ) -> pd.DataFrame:
@@ -72,12 +71,9 @@ def run_bootstrap(
     on_counts(counts, task_ids), if given, sees each chunk of resample counts in resample
     order (columns: the sorted task ids it is given), so that another bootstrap over the same
     tasks (CalibrationResamples.add) shares the draws; the array is reused for the next chunk.
-    samples, seed and alpha default to the vars bootstrap_samples, bootstrap_seed and
-    bootstrap_alpha of dbt_project.yml (the dbt model passes the vars dbt was given).
+    samples, seed and alpha: the vars bootstrap_samples, bootstrap_seed and bootstrap_alpha
+    (the dbt model passes the vars dbt was given).
     """
-    samples = settings.dbt_var("bootstrap_samples") if samples is None else samples
-    seed = settings.dbt_var("bootstrap_seed") if seed is None else seed
-    alpha = settings.dbt_var("bootstrap_alpha") if alpha is None else alpha
     _check_parameters(samples, seed, alpha, chunk_size)
 
     design = build_design(cells, dimension_cells)

@@ -14,7 +14,8 @@ from distressbench.outputs.report import write_report
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.formatting import pct
 from distressbench.outputs.tables.render import html_id
-from distressbench.outputs.tables.specs import FLOOR_MARK, J1, J2, J3, J4
+from distressbench.outputs.tables.specs import J1, J2, J3, J4
+from fixtures.wording import FLOOR_MARK, WORDING
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def marts(hostile_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def exported(hostile_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("judge-tables")
     for fmt in ("csv", "md", "latex"):
-        export_tables(hostile_warehouse, fmt=fmt, out_dir=out / fmt)
+        export_tables(hostile_warehouse, WORDING, fmt=fmt, out_dir=out / fmt)
     return out
 
 
@@ -197,7 +198,7 @@ def test_j4_csv_carries_the_calibration_by_model_mart(exported: Path, marts: duc
 
 
 def test_report_has_the_judge_reliability_section(hostile_warehouse: Path, tmp_path: Path) -> None:
-    text = write_report(hostile_warehouse, tmp_path / "report.html").read_text(encoding="utf-8")
+    text = write_report(hostile_warehouse, tmp_path / "report.html", WORDING).read_text(encoding="utf-8")
     section = text.split('<section id="sec-judge-reliability">', 1)[1].split("</section>", 1)[0]
     assert "<h2>Judge reliability</h2>" in section and 'id="fig-judge-reliability"' in section
     for spec in (J1, J2, J3):

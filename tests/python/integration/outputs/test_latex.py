@@ -12,6 +12,7 @@ from pathlib import Path
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.specs import TABLES
 from fixtures.hostile_warehouse import DISPLAY_NAMES
+from fixtures.wording import WORDING
 
 # What a paper needs for the tables: booktabs (the rules), graphicx (\resizebox, \rotatebox
 # of the wide tables); T2A and utf8 for the Cyrillic of the fixture's model names.
@@ -32,7 +33,7 @@ def _compile(document: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_every_latex_table_compiles(hostile_warehouse: Path, tmp_path: Path) -> None:
-    written = export_tables(hostile_warehouse, fmt="latex", out_dir=tmp_path)
+    written = export_tables(hostile_warehouse, WORDING, fmt="latex", out_dir=tmp_path)
     assert sorted(p.name for p in written) == sorted(f"{spec.stem}.tex" for spec in TABLES)
     for table in written:
         document = tmp_path / f"doc_{table.stem}.tex"

@@ -13,11 +13,12 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.outputs.report import SECTIONS, release_info, render_header
+from distressbench.outputs.report.build import SECTIONS, release_info, render_header
 from distressbench.outputs.tables.export import export_tables
 from distressbench.outputs.tables.render import html_id
 from distressbench.outputs.tables.specs import TABLES
 from fixtures.markdown_table import read_markdown_table
+from fixtures.wording import WORDING
 
 FIGURE_IDS = [f.id for s in SECTIONS for f in s.figures]
 
@@ -104,7 +105,7 @@ def test_report_holds_every_table_and_figure(parsed: _Collect) -> None:
 def test_report_tables_show_the_exported_markdown_values(
     hostile_warehouse: Path, parsed: _Collect, tmp_path: Path
 ) -> None:
-    for path in export_tables(hostile_warehouse, fmt="md", out_dir=tmp_path):
+    for path in export_tables(hostile_warehouse, WORDING, fmt="md", out_dir=tmp_path):
         spec = next(s for s in TABLES if path.name == f"{s.stem}.md")
         _, markdown = read_markdown_table(path)
         assert parsed.cells[html_id(spec)] == markdown, spec.key

@@ -13,8 +13,8 @@ import pytest
 
 from distressbench import cli
 from distressbench.messages import one_line, printable
-from distressbench.outputs.report import SECTIONS
-from distressbench.outputs.report_cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
+from distressbench.outputs.report.build import SECTIONS
+from distressbench.outputs.report.cases import EXAMPLES_PER_GROUP, HARDEST_PER_DIMENSION
 from fixtures.hostile_warehouse import ANSI, IMAGE, SCRIPT
 
 CHROMIUM_FLAGS = (

@@ -5,9 +5,8 @@ from __future__ import annotations
 import csv
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +14,14 @@ import duckdb
 import pytest
 
 from distressbench import cli
+from distressbench.outputs.report import write_report
 from distressbench.outputs.tables.export import export_tables
-from distressbench.outputs.tables.specs import FLOOR_MARK, TABLES
+from distressbench.outputs.tables.formatting import Wording
+from distressbench.outputs.tables.specs import TABLES
+from distressbench.settings import Settings
 from fixtures.hostile_warehouse import DISPLAY_NAMES
 from fixtures.markdown_table import read_markdown_table
+from fixtures.wording import FLOOR_MARK, WORDING
 
 HALF_STEP = 0.05 + 1e-9  # one displayed decimal of a percentage
 
@@ -37,7 +40,7 @@ def marts(hostile_warehouse: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def exported(hostile_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("tables")
     for fmt in ("csv", "md", "latex"):
-        written = export_tables(hostile_warehouse, fmt=fmt, out_dir=out / fmt)
+        written = export_tables(hostile_warehouse, WORDING, fmt=fmt, out_dir=out / fmt)
         assert len(written) == len(TABLES) and all(p.exists() for p in written)
     return {fmt: out / fmt for fmt in ("csv", "md", "latex")}
 
@@ -78,34 +81,18 @@ def _shown(cell: str, fraction: float) -> bool:
     return abs(_percent(cell) - 100 * fraction) <= HALF_STEP
 
 
-# Renders the Markdown and LaTeX tables and the HTML report of a warehouse (argv 1) into a
-# folder (argv 2) as if dbt_project.yml said bootstrap_alpha: 0.1.
-_RENDER_AT_ALPHA_0_1 = """
-import sys
-from pathlib import Path
-
-from distressbench import settings
-project_vars = settings._dbt_vars()
-settings._dbt_vars = lambda: {**project_vars, "bootstrap_alpha": 0.1}
-
-from distressbench.outputs.report import write_report
-from distressbench.outputs.tables.export import export_tables
-
-warehouse, out = Path(sys.argv[1]), Path(sys.argv[2])
-for fmt in ("md", "latex"):
-    export_tables(warehouse, fmt=fmt, out_dir=out / fmt)
-write_report(warehouse, out / "report.html")
-"""
-
-
 # --------------------------------------------------------------------------- export
 
 
 def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(hostile_warehouse: Path, tmp_path: Path) -> None:
-    """No level is written into the captions: at alpha 0.1 the tables and the report say 90%, never 95%."""
-    script = tmp_path / "render.py"
-    script.write_text(_RENDER_AT_ALPHA_0_1, encoding="utf-8")
-    subprocess.run([sys.executable, str(script), str(hostile_warehouse), str(tmp_path / "out")], check=True)
+    """No level is written into the captions: with bootstrap_alpha 0.1 in the project's vars the
+    tables and the report say 90%, never 95%."""
+    project = Settings()
+    wording = Wording.from_settings(replace(project, dbt_vars={**project.dbt_vars, "bootstrap_alpha": 0.1}))
+    out = tmp_path / "out"
+    for fmt in ("md", "latex"):
+        export_tables(hostile_warehouse, wording, fmt=fmt, out_dir=out / fmt)
+    write_report(hostile_warehouse, out / "report.html", wording)
     texts = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").rglob("*.*")}
     assert len(texts) == 2 * len(TABLES) + 1
     stale = [name for name, text in texts.items() if re.search(r"95\\?%", text)]
@@ -117,7 +104,7 @@ def test_every_caption_and_header_names_the_level_of_bootstrap_alpha(hostile_war
 
 def test_unknown_format_is_refused(hostile_warehouse: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown table format"):
-        export_tables(hostile_warehouse, fmt="xlsx", out_dir=tmp_path)
+        export_tables(hostile_warehouse, WORDING, fmt="xlsx", out_dir=tmp_path)
 
 
 def test_one_file_per_table_and_format(exported: dict[str, Path]) -> None:

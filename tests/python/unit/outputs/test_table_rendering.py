@@ -6,14 +6,15 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import replace
 
 import pytest
 
-from distressbench import settings
-from distressbench.outputs.tables.formatting import INTERVAL_LEVEL, count, interval_level, pct, pp, ratio
+from distressbench.outputs.tables.formatting import Wording, count, interval_level, pct, pp, ratio
 from distressbench.outputs.tables.render import md_escape, to_csv, to_html, to_latex, to_markdown
-from distressbench.outputs.tables.specs import A1, T2
+from distressbench.outputs.tables.specs import A1, T2, TABLES
 from distressbench.outputs.tables.table import Table
+from distressbench.settings import Settings
 
 # --------------------------------------------------------------------------- formatting
 
@@ -49,7 +50,23 @@ def test_other_formats() -> None:
 
 def test_interval_level_is_one_minus_bootstrap_alpha() -> None:
     assert [interval_level(a) for a in (0.05, 0.1, 0.025, 0.01)] == ["95%", "90%", "97.5%", "99%"]
-    assert interval_level(settings.dbt_var("bootstrap_alpha")) == INTERVAL_LEVEL
+
+
+def test_the_tables_print_the_vars_of_the_settings_they_are_given() -> None:
+    """The captions and headers name the dbt vars they print; the Settings a command reads fill
+    them in, and every table is left with none unfilled."""
+    project = Settings()
+    assert Wording.from_settings(project).level == interval_level(project.var("bootstrap_alpha"))
+    given = {"bootstrap_alpha": 0.1, "calibration_floor_mark": "‡", "calibration_kappa_floor": 0.7}
+    wording = Wording.from_settings(replace(project, dbt_vars={**project.dbt_vars, **given}))
+    assert (wording.level, wording.floor_mark, wording.kappa_floor) == ("90%", "‡", "0.7")
+    assert wording.fill("{level} {floor_mark} {rank}") == "90% ‡ {rank}"
+    t2 = T2.worded(wording)
+    assert t2.columns[2].header == "Score (%) [90% CI]" and "‡ after a name" in t2.caption
+    for spec in TABLES:
+        worded = spec.worded(wording)
+        texts = [worded.title, worded.caption, *(c.header for c in worded.columns)]
+        assert not [t for t in texts if re.search(r"\{(level|floor_mark|kappa_floor|min_pairs)\}", t)], spec.key
 
 
 # --------------------------------------------------------------------------- rendering

@@ -11,8 +11,8 @@ import pytest
 
 from distressbench.stats.bootstrap.checks import BootstrapInputError
 from distressbench.stats.bootstrap.estimates import rank_rows
-from distressbench.stats.bootstrap.run import OUTPUT_COLUMNS, run_bootstrap
-from fixtures.bootstrap_inputs import random_inputs
+from distressbench.stats.bootstrap.run import OUTPUT_COLUMNS
+from fixtures.bootstrap_inputs import random_inputs, run_bootstrap
 
 REF = "ref"
 # Hand-made fixture: 4 ranked models (even count) + a clinician reference, 3 tasks.

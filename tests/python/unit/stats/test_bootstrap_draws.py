@@ -11,8 +11,7 @@ import pytest
 
 from distressbench.stats.bootstrap import draws
 from distressbench.stats.bootstrap.draws import ResampleCounts
-from distressbench.stats.bootstrap.run import run_bootstrap
-from fixtures.bootstrap_inputs import random_inputs
+from fixtures.bootstrap_inputs import random_inputs, run_bootstrap
 
 
 def spawned_counts(seed: int, n_tasks: int, samples: int, per_stream: int) -> np.ndarray:

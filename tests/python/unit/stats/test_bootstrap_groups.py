@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from distressbench.stats.bootstrap.checks import BootstrapInputError
-from distressbench.stats.bootstrap.run import run_bootstrap
+from fixtures.bootstrap_inputs import run_bootstrap
 from fixtures.independent_pairs import resample_counts
 
 SEED, SAMPLES, ALPHA = 4, 40, 0.1

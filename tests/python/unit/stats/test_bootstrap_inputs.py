@@ -8,8 +8,7 @@ import pytest
 
 from distressbench.stats.bootstrap.checks import BootstrapInputError
 from distressbench.stats.bootstrap.inputs import with_cell_ids
-from distressbench.stats.bootstrap.run import run_bootstrap
-from fixtures.bootstrap_inputs import random_inputs
+from fixtures.bootstrap_inputs import random_inputs, run_bootstrap
 
 
 def test_dimension_rows_by_response_key_take_their_cells_ids() -> None:

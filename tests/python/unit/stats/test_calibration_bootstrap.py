@@ -7,9 +7,8 @@ import pandas as pd
 import pytest
 
 from distressbench.stats.bootstrap.draws import ResampleCounts
-from distressbench.stats.bootstrap.run import run_bootstrap
 from distressbench.stats.calibration import CalibrationInputError, CalibrationResamples
-from fixtures.bootstrap_inputs import random_inputs
+from fixtures.bootstrap_inputs import random_inputs, run_bootstrap
 
 SEED = 20261101
 

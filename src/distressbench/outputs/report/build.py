@@ -5,8 +5,7 @@ stylesheet is inline, there are no scripts. Tables come from `distressbench.outp
 same formatted values as `distressbench tables`), figures from `distressbench.outputs.figures`
 (drawn from the same loaded tables), so every number matches the marts to the last
 printed digit. A section may add a `body` rendered from the warehouse and a `heading` read
-from it (the Changes section: `distressbench.outputs.report_changes`; the Cases section:
-`distressbench.outputs.report_cases`).
+from it (the Changes section: `changes`; the Cases section: `cases`).
 """
 
 from __future__ import annotations
@@ -21,13 +20,12 @@ from pathlib import Path
 import duckdb
 
 from distressbench.outputs import figures
-from distressbench.outputs.report_cases import cases_section
-from distressbench.outputs.report_changes import changes_section, changes_title
-from distressbench.outputs.report_leaderboard import leaderboard_notes
-from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
+from distressbench.outputs.report.cases import cases_section
+from distressbench.outputs.report.changes import changes_section, changes_title
+from distressbench.outputs.report.leaderboard import leaderboard_notes
+from distressbench.outputs.tables.formatting import Wording
 from distressbench.outputs.tables.load import load_tables
 from distressbench.outputs.tables.render import html_id, to_html
-from distressbench.outputs.tables.specs import FLOOR_MARK
 from distressbench.outputs.tables.table import Table
 from distressbench.outputs.warehouse import connect_read_only
 
@@ -47,7 +45,7 @@ class ReleaseInfo:
 class FigureSpec:
     id: str
     table: str  # the key of the table it draws
-    draw: Callable[[Table], bytes]
+    draw: Callable[[Table, Wording], bytes]
     caption: str
 
 
@@ -58,7 +56,7 @@ class Section:
     intro: str
     figures: tuple[FigureSpec, ...]
     tables: tuple[str, ...]
-    body: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # more content, read from the marts
+    body: Callable[[duckdb.DuckDBPyConnection, Wording], str] | None = None  # more content, read from the marts
     heading: Callable[[duckdb.DuckDBPyConnection], str] | None = None  # a title naming what the marts hold
 
 
@@ -70,7 +68,7 @@ def _judge_reliability() -> Section:
         "judge-reliability",
         "Judge reliability",
         "Every score rests on the LLM judge. A dimension whose judge misses the calibration floor is marked "
-        f"{FLOOR_MARK} wherever its scores appear (tables T3 and P and their figures). The headline judge α is "
+        "{floor_mark} wherever its scores appear (tables T3 and P and their figures). The headline judge α is "
         "the primary judge's alone; table J3 names it and the rule that chose it.",
         (
             FigureSpec(
@@ -78,7 +76,7 @@ def _judge_reliability() -> Section:
                 "J1",
                 figures.judge_reliability,
                 "Cohen's κ of the judge against the clinicians' majority label per dimension, with its "
-                f"{INTERVAL_LEVEL} bootstrap interval, against the calibration floor (dashed; red hollow points "
+                "{level} bootstrap interval, against the calibration floor (dashed; red hollow points "
                 "miss it), and Krippendorff's α of the judge's own labels.",
             ),
         ),
@@ -98,7 +96,7 @@ SECTIONS: tuple[Section, ...] = (
         "leaderboard",
         "Leaderboard",
         "Models ranked by score. Two models share a letter when they cannot be told apart once every pair of "
-        f"models is allowed for: their simultaneous (family-wise) {INTERVAL_LEVEL} bootstrap interval includes 0; "
+        "models is allowed for: their simultaneous (family-wise) {level} bootstrap interval includes 0; "
         "they share none when it excludes 0. The rank bound is the best rank that cannot be ruled out: 1 + the "
         "number of models clearly better at that family-wise level. It can differ from the rank interval, which "
         "says where the model's own rank falls across the resamples, one model at a time and not adjusted for "
@@ -108,7 +106,7 @@ SECTIONS: tuple[Section, ...] = (
                 "fig-leaderboard",
                 "T2",
                 figures.leaderboard,
-                f"Model score with its {INTERVAL_LEVEL} bootstrap interval and each model's letters; the clinician "
+                "Model score with its {level} bootstrap interval and each model's letters; the clinician "
                 "reference (red diamond) and any model judged otherwise are shown apart, not ranked.",
             ),
         ),
@@ -119,7 +117,7 @@ SECTIONS: tuple[Section, ...] = (
         "dimensions",
         "Dimensions",
         "How each model does on each of the seven rubric dimensions: six ask the reply to act, one to withhold. "
-        f"The table gives each score its {INTERVAL_LEVEL} task-bootstrap interval.",
+        "The table gives each score its {level} task-bootstrap interval.",
         (
             FigureSpec(
                 "fig-dimension-heatmap",
@@ -167,7 +165,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "subcategories",
         "Subcategories",
-        f"The 23 crisis situations of the corpus. The table gives each score its {INTERVAL_LEVEL} task-bootstrap "
+        "The 23 crisis situations of the corpus. The table gives each score its {level} task-bootstrap "
         "interval: a gap between two subcategories means little when their intervals overlap widely.",
         (
             FigureSpec(
@@ -366,12 +364,14 @@ def render_report(
     tables: list[Table],
     info: ReleaseInfo,
     warehouse: Path,
+    wording: Wording,
     bodies: dict[str, str] | None = None,
     headings: dict[str, str] | None = None,
     notes: dict[str, list[str]] | None = None,
 ) -> str:
-    """The whole HTML document; `bodies` and `headings` hold the rendered `body` and `heading` of the
-    sections that have one, `notes` what the release lacks per table (release_notes)."""
+    """The whole HTML document; `wording` fills in the dbt vars the sections' words name, `bodies`
+    and `headings` hold the rendered `body` and `heading` of the sections that have one, `notes`
+    what the release lacks per table (release_notes)."""
     esc = html.escape
     by_key = {t.spec.key: t for t in tables}
     titles = {s.id: (headings or {}).get(s.id, s.title) for s in SECTIONS}
@@ -382,14 +382,15 @@ def render_report(
     for section in SECTIONS:
         parts = [f'<section id="sec-{section.id}"><h2>{esc(titles[section.id])}</h2>']
         if section.intro:
-            parts.append(f"<p>{esc(section.intro)}</p>")
+            parts.append(f"<p>{esc(wording.fill(section.intro))}</p>")
         for spec in section.figures:
             figure_number += 1
-            uri = _data_uri(spec.draw(by_key[spec.table]))
-            alt = f"Figure {figure_number}: {spec.caption}"
+            uri = _data_uri(spec.draw(by_key[spec.table], wording))
+            caption = wording.fill(spec.caption)
+            alt = f"Figure {figure_number}: {caption}"
             parts.append(
                 f'<figure id="{spec.id}"><img src="{uri}" alt="{esc(alt)}">'
-                f"<figcaption><strong>Figure {figure_number}.</strong> {esc(spec.caption)} "
+                f"<figcaption><strong>Figure {figure_number}.</strong> {esc(caption)} "
                 f'Data: <a href="#{html_id(by_key[spec.table].spec)}">table {esc(spec.table)}</a>.'
                 "</figcaption></figure>"
             )
@@ -400,7 +401,7 @@ def render_report(
         body.append("".join(parts))
     body.append(
         "<footer>Built by <code>distressbench report</code> from the warehouse's marts. Percentages have one "
-        f"decimal; {INTERVAL_LEVEL} bootstrap intervals are in brackets; the clinician reference is reported beside "
+        f"decimal; {wording.level} bootstrap intervals are in brackets; the clinician reference is reported beside "
         "the models, never ranked. <code>distressbench tables --format csv</code> gives the raw fractions.</footer>"
     )
     title = f"DistressBench report — {info.release_id}"
@@ -412,15 +413,16 @@ def render_report(
     )
 
 
-def write_report(warehouse: Path, out: Path) -> Path:
-    """Write the offline HTML report of the published warehouse to `out`; return its path."""
+def write_report(warehouse: Path, out: Path, wording: Wording) -> Path:
+    """Write the offline HTML report of the published warehouse to `out`, with the dbt vars
+    its words name from `wording`; return its path."""
     with connect_read_only(warehouse) as connection:
-        tables = load_tables(connection)
+        tables = load_tables(connection, wording)
         info = release_info(connection, warehouse)
-        bodies = {s.id: s.body(connection) for s in SECTIONS if s.body is not None}
+        bodies = {s.id: s.body(connection, wording) for s in SECTIONS if s.body is not None}
         headings = {s.id: s.heading(connection) for s in SECTIONS if s.heading is not None}
         notes = release_notes(connection)
-    document = render_report(tables, info, warehouse, bodies, headings, notes)
+    document = render_report(tables, info, warehouse, wording, bodies, headings, notes)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(document, encoding="utf-8")

@@ -11,7 +11,7 @@ import html
 
 import duckdb
 
-from distressbench.outputs.tables.formatting import INTERVAL_LEVEL
+from distressbench.outputs.tables.formatting import Wording
 from distressbench.outputs.tables.load import load_tables
 from distressbench.outputs.tables.render import to_html
 from distressbench.outputs.tables.table import Column, TableSpec
@@ -22,7 +22,7 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
         slug="release_changes",
         title="Models against the previous release",
         caption=(
-            f"Each model of this release or the previous one: score (%) with its {INTERVAL_LEVEL} bootstrap interval "
+            "Each model of this release or the previous one: score (%) with its {level} bootstrap interval "
             "in both, the difference in percentage points, and the rank in both (rank change: positive when the model "
             "moved up), the letters (models sharing a letter cannot be told apart) and the rank upper bound (1 + the "
             "models clearly better) in both. Unchanged means the same score, interval, letters and rank bound; a rank "
@@ -34,9 +34,9 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
         columns=(
             Column("Model", "text", ("label",)),
             Column("Status", "text", ("status",)),
-            Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
+            Column("This release (%) [{level} CI]", "pct_ci", ("score", "ci_low", "ci_high")),
             Column(
-                f"Previous (%) [{INTERVAL_LEVEL} CI]",
+                "Previous (%) [{level} CI]",
                 "pct_ci",
                 ("previous_score", "previous_ci_low", "previous_ci_high"),
             ),
@@ -58,9 +58,9 @@ CHANGE_TABLES: tuple[TableSpec, ...] = (
         model="rpt_headline_changes",
         columns=(
             Column("Metric", "text", ("label",)),
-            Column(f"This release (%) [{INTERVAL_LEVEL} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
+            Column("This release (%) [{level} CI]", "pct_ci", ("value", "ci_low", "ci_high")),
             Column(
-                f"Previous (%) [{INTERVAL_LEVEL} CI]",
+                "Previous (%) [{level} CI]",
                 "pct_ci",
                 ("previous_value", "previous_ci_low", "previous_ci_high"),
             ),
@@ -79,7 +79,7 @@ def previous_release_ids(connection: duckdb.DuckDBPyConnection) -> list[str]:
     return sorted(str(previous) for (previous,) in rows if previous is not None)
 
 
-def changes_section(connection: duckdb.DuckDBPyConnection) -> str:
+def changes_section(connection: duckdb.DuckDBPyConnection, wording: Wording) -> str:
     """The section's content: the two tables, or a plain word that there is no previous release."""
     previous = previous_release_ids(connection)
     if not previous:
@@ -88,7 +88,7 @@ def changes_section(connection: duckdb.DuckDBPyConnection) -> str:
             "so there is nothing to compare with.</p>"
         )
     name = html.escape(", ".join(previous))
-    models, headline = load_tables(connection, CHANGE_TABLES)
+    models, headline = load_tables(connection, wording, CHANGE_TABLES)
     reasons = connection.execute(
         "select distinct not_comparable_reason from reporting.rpt_headline_changes"
         " where not_comparable_reason is not null"

@@ -26,6 +26,7 @@ import duckdb
 
 from distressbench.messages import one_line, printable
 from distressbench.outputs.show import RubricRow, conversation, rubric
+from distressbench.outputs.tables.formatting import Wording
 
 EXAMPLES_PER_GROUP = 3
 HARDEST_PER_DIMENSION = 3
@@ -257,6 +258,6 @@ def render_groups(groups: list[Group]) -> str:
     return "".join(parts)
 
 
-def cases_section(connection: duckdb.DuckDBPyConnection) -> str:
-    """The Cases section's body, from the published marts."""
+def cases_section(connection: duckdb.DuckDBPyConnection, _wording: Wording) -> str:
+    """The Cases section's body, from the published marts (it prints no dbt var)."""
     return render_groups(load_groups(connection))

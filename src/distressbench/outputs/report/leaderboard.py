@@ -8,10 +8,10 @@ import html
 
 import duckdb
 
-from distressbench.outputs.tables.specs import FLOOR_MARK
+from distressbench.outputs.tables.formatting import Wording
 
 
-def leaderboard_notes(connection: duckdb.DuckDBPyConnection) -> str:
+def leaderboard_notes(connection: duckdb.DuckDBPyConnection, wording: Wording) -> str:
     """One paragraph per note, empty when every model is ranked and the judge meets its floor
     on every model's replies."""
     unranked = connection.execute(
@@ -32,7 +32,7 @@ def leaderboard_notes(connection: duckdb.DuckDBPyConnection) -> str:
         names = ", ".join(html.escape(label) for (label,) in below)
         paragraphs.append(
             f"The judge misses its calibration floor on the replies of {len(below)} model(s), marked "
-            f"{html.escape(FLOOR_MARK)}: {names}. Their scores rest on verdicts the clinicians do not vouch for "
-            "(table J4)."
+            f"{html.escape(wording.floor_mark)}: {names}. Their scores rest on verdicts the clinicians do not "
+            "vouch for (table J4)."
         )
     return "".join(f"<p>{paragraph}</p>\n" for paragraph in paragraphs)
