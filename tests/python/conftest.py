@@ -1,4 +1,4 @@
-"""Shared fixtures: a small valid release built by hand (see release_factory), the session's
+"""Shared fixtures: a small valid release built by hand (see fixtures/releases), the session's
 published warehouses and its one dbt process for the gate (fixtures/); the tiers.
 
 The tiers, by folder alone: a test under unit/ is marked `unit`, every other test
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from fixtures.release_factory import make_release
+from fixtures.releases.hand_built import make_release
 
 # Property tests are deterministic: the same examples on every run and machine (derandomize,
 # no example database), no deadline (a build's time varies with the machine), and a failing
@@ -35,7 +35,7 @@ pytest_plugins = [
     "fixtures.gate_fixture",
     "fixtures.gate_runs",
     "fixtures.cli_calls",
-    "fixtures.submission_factory",
+    "fixtures.releases.submission",
 ]
 
 UNIT_FOLDER = Path(__file__).resolve().parent / "unit"

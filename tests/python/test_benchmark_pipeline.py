@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from benchmarks import pipeline
-from fixtures.release_factory import read_table, rewrite_table
+from fixtures.releases.writer import read_table, rewrite_table
 
 
 def test_the_pipeline_computes_the_builds_headline_metrics(

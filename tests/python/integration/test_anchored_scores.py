@@ -15,7 +15,7 @@ from distressbench.publish.pipeline import build_release
 from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
-from fixtures.release_factory import read_table, rewrite_table
+from fixtures.releases.writer import read_table, rewrite_table
 
 FEW, NONE = "model-03", "model-04"
 FEW_PAIRS = 20

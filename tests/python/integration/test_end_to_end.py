@@ -14,7 +14,8 @@ from distressbench import cli
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
 from fixtures.independent_metrics import Metrics, compute
-from fixtures.release_factory import make_release, read_table, rewrite_table
+from fixtures.releases.hand_built import make_release
+from fixtures.releases.writer import read_table, rewrite_table
 
 TOLERANCE = 1e-9
 

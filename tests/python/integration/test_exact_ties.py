@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from distressbench.publish.pipeline import build_release
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
-from fixtures.release_factory import refresh_manifest
+from fixtures.releases.writer import refresh_manifest
 
 ORIGINAL, TWIN = "model-01", "model-03"
 

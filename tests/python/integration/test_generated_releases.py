@@ -1,4 +1,4 @@
-"""Full builds of releases drawn from the contract (fixtures/release_strategies.py): every
+"""Full builds of releases drawn from the contract (fixtures/releases/strategies.py): every
 drawn release gates, builds and publishes, and its marts equal the independent computation.
 A build takes tens of seconds, so few examples; the cheap properties of the same strategy
 (tests/python/integration/release/test_release_properties.py) draw many."""
@@ -14,7 +14,8 @@ from hypothesis import given, settings
 
 from distressbench.publish.pipeline import build_release
 from fixtures.independent_metrics import compute
-from fixtures.release_strategies import ReleaseShape, release_rows, release_shapes, write_release
+from fixtures.releases.shapes import Shape, write_shape_release
+from fixtures.releases.strategies import drawn_shapes
 from fixtures.warehouse_comparison import assert_marts_match
 
 _COUNTER = itertools.count()
@@ -26,10 +27,10 @@ def build_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @settings(max_examples=2)
-@given(shape=release_shapes(max_tasks=10, max_ranked=4))
-def test_a_drawn_release_builds_and_equals_the_independent_computation(shape: ReleaseShape, build_folder: Path) -> None:
+@given(shape=drawn_shapes(max_tasks=10, max_ranked=4))
+def test_a_drawn_release_builds_and_equals_the_independent_computation(shape: Shape, build_folder: Path) -> None:
     folder = build_folder / f"example-{next(_COUNTER)}"
-    release = write_release(folder / "release", release_rows(shape))
+    release = write_shape_release(folder / "release", shape)
     warehouse, published = build_release(release, folder / "warehouse.duckdb")
     assert published
     with duckdb.connect(str(warehouse), read_only=True) as connection:

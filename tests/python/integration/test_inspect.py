@@ -42,7 +42,8 @@ from distressbench.publish.pipeline import build_release
 from distressbench.release.manifest import read_manifest
 from distressbench.submit import SubmissionRefused, submit
 from fixtures.inspect_mocks import JUDGE_VOTES, Judge, expected_met, reply
-from fixtures.release_factory import MODEL_IDS, N_USER_TURNS, TASK_IDS, make_release, read_table
+from fixtures.releases.hand_built import MODEL_IDS, N_USER_TURNS, TASK_IDS, make_release
+from fixtures.releases.writer import read_table
 
 MODEL = "mockllm/model"
 

@@ -20,7 +20,7 @@ from distressbench.outputs.tables.load import load_table
 from distressbench.outputs.tables.specs import T2
 from distressbench.publish.pipeline import build_release
 from distressbench.submit import submit
-from fixtures.release_factory import MODEL_IDS, make_release
+from fixtures.releases.hand_built import MODEL_IDS, make_release
 from fixtures.wording import WORDING
 from integration.test_inspect import run_inspect_cli
 

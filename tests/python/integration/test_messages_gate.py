@@ -8,7 +8,7 @@ import pytest
 
 from distressbench.messages import LINE_PREFIX
 from fixtures.cli_calls import LONG, run
-from fixtures.release_factory import edit_manifest
+from fixtures.releases.writer import edit_manifest
 
 
 def test_the_gate_quotes_a_prefix_of_a_long_manifest_value(

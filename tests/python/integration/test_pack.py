@@ -20,7 +20,7 @@ from distressbench.release import contract
 from distressbench.release.manifest import read_manifest
 from fixtures.gate_fixture import SharedGate
 from fixtures.pack_sources import WRITERS, pack_refusals, write_source
-from fixtures.release_factory import build_tables
+from fixtures.releases.hand_built import build_tables
 
 
 def _assert_same_rows(release: Path) -> None:

@@ -36,7 +36,8 @@ from distressbench.publish.layout import DBT_TARGET, WarehouseLayout
 from distressbench.publish.stages import StageFailed
 from distressbench.release.manifest import manifest_sha256
 from distressbench.release.release import Release, load_release
-from fixtures.release_factory import edit_manifest, make_release, read_table, refresh_manifest, rewrite_table
+from fixtures.releases.hand_built import make_release
+from fixtures.releases.writer import edit_manifest, read_table, refresh_manifest, rewrite_table
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
 

@@ -21,8 +21,8 @@ from distressbench.publish.history import history_tables
 from distressbench.publish.pipeline import build_release
 from distressbench.settings import Settings
 from distressbench.submit import submit
-from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, make_release
-from fixtures.submission_factory import split_release
+from fixtures.releases.hand_built import CLINICIAN_ID, MODEL_IDS, make_release
+from fixtures.releases.submission import split_release
 from fixtures.wording import WORDING
 
 SUBMITTED = MODEL_IDS[1]

@@ -1,6 +1,6 @@
 """Every shape the contract allows builds and equals the independent computation.
 
-fixtures/shape_release.py has each optional or degenerate part of a release alone (SHAPES)
+fixtures/releases/shapes.py has each optional or degenerate part of a release alone (SHAPES)
 and three releases that hold all of them (BUILT: all that go together, and the two sets
 that exclude them). Each BUILT release is built end to end with `build_release` once per
 session and compared mart by mart with fixtures/independent_metrics.py; each shape alone
@@ -27,7 +27,7 @@ from distressbench.outputs.tables.table import Table
 from distressbench.publish.pipeline import build_release
 from fixtures.compiled_models import COMPILED_MARTS, CompiledModels
 from fixtures.independent_metrics import compute
-from fixtures.shape_release import BUILT, SHAPES, STAND_IN, Shape, write_shape_release
+from fixtures.releases.shapes import BUILT, SHAPES, STAND_IN, Shape, write_shape_release
 from fixtures.warehouse_comparison import assert_marts_match, assert_scores_match
 from fixtures.wording import WORDING
 

@@ -41,7 +41,7 @@ import pytest
 from distressbench import settings
 from distressbench.settings import Settings
 from fixtures.processes import alive, wait_for
-from fixtures.release_factory import make_release
+from fixtures.releases.hand_built import make_release
 from fixtures.spark_cluster import SparkCluster
 
 pytestmark = pytest.mark.spark

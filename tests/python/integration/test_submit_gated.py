@@ -14,8 +14,9 @@ from distressbench.release import contract
 from distressbench.release.manifest import manifest_sha256, read_manifest
 from distressbench.submit import submit
 from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import MODEL_IDS, read_table
-from fixtures.submission_factory import SUBMITTED, leftovers
+from fixtures.releases.hand_built import MODEL_IDS
+from fixtures.releases.submission import SUBMITTED, leftovers
+from fixtures.releases.writer import read_table
 
 
 def _rows(release: Path, table: str) -> list[tuple[object, ...]]:

@@ -15,7 +15,7 @@ import pytest
 
 from distressbench.pack import PackRefused, pack
 from fixtures.pack_sources import WRITERS, pack_refusals, write_source
-from fixtures.release_factory import build_tables
+from fixtures.releases.hand_built import build_tables
 
 # --------------------------------------------------------------------------------------
 # refusals

@@ -1,8 +1,8 @@
 """`distressbench submit`: the checks against the base release, and the release it writes.
 
-The fixture release (release_factory) is split into a base without model 2 and a
-submission holding model 2 (submission_factory); each broken submission breaks one thing
-and must be refused with its own message, leaving nothing behind.
+The hand-built release (fixtures/releases/hand_built.py) is split into a base without model 2
+and a submission holding model 2 (fixtures/releases/submission.py); each broken submission
+breaks one thing and must be refused with its own message, leaving nothing behind.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from distressbench.release import contract, folders
 from distressbench.release.manifest import read_manifest
 from distressbench.submit import MAX_RELEASE_ID, SubmissionRefused, derived_release_id, submit
 from fixtures.processes import ended_pid
-from fixtures.release_factory import MODEL_IDS, TASK_IDS, criterion_id, read_table
-from fixtures.submission_factory import leftovers
+from fixtures.releases.hand_built import MODEL_IDS, TASK_IDS, criterion_id
+from fixtures.releases.submission import leftovers
+from fixtures.releases.writer import read_table
 
 
 def test_release_id_from_the_command_line(split: tuple[Path, Path, Path], tmp_path: Path) -> None:

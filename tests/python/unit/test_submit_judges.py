@@ -16,8 +16,9 @@ from distressbench.release import contract
 from distressbench.release.manifest import read_manifest, write_manifest
 from distressbench.release.release import load_release
 from distressbench.submit import judge_note, submit
-from fixtures.release_factory import MODEL_IDS, make_release, read_table
-from fixtures.submission_factory import split_release
+from fixtures.releases.hand_built import MODEL_IDS, make_release
+from fixtures.releases.submission import split_release
+from fixtures.releases.writer import read_table
 
 SUBMITTED = MODEL_IDS[1]
 

@@ -23,7 +23,7 @@ from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
 from distressbench.settings import Settings
 from fixtures.processes import alive, wait_for
-from fixtures.release_factory import make_release
+from fixtures.releases.hand_built import make_release
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
 

@@ -11,7 +11,8 @@ import pytest
 
 from distressbench.gate.results import quote
 from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import MODEL_IDS, TASK_IDS, criterion_id, read_table, refresh_manifest, rewrite_table
+from fixtures.releases.hand_built import MODEL_IDS, TASK_IDS, criterion_id
+from fixtures.releases.writer import read_table, refresh_manifest, rewrite_table
 
 T2 = TASK_IDS[1]
 # each test runs the gate's dbt staging (shared_gate)

@@ -24,19 +24,16 @@ from distressbench.gate.run import quote
 from distressbench.release import contract
 from distressbench.settings import Settings
 from fixtures.gate_runs import GateRun, assert_fails, fail_lines, frame, printed, run
-from fixtures.release_factory import (
+from fixtures.releases.hand_built import (
     CLINICIAN_ID,
     JUDGES,
     MODEL_IDS,
     TASK_IDS,
     criterion_id,
-    edit_manifest,
     make_release,
-    read_table,
-    refresh_manifest,
     response_id,
-    rewrite_table,
 )
+from fixtures.releases.writer import edit_manifest, read_table, refresh_manifest, rewrite_table
 
 T1, T2, T3, T4, T5, T6 = TASK_IDS
 

@@ -17,9 +17,10 @@ from distressbench.release import contract
 from distressbench.release.release import load_release
 from distressbench.submit import submit
 from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import MODEL_IDS, build_tables, make_release, read_table, refresh_manifest
+from fixtures.releases.hand_built import MODEL_IDS, build_tables, make_release
+from fixtures.releases.submission import split_release
+from fixtures.releases.writer import read_table, refresh_manifest
 from fixtures.string_encodings import WRITERS, manifest_checks
-from fixtures.submission_factory import split_release
 
 
 def test_a_release_of_every_string_encoding_passes_the_gate(shared_gate: SharedGate, tmp_path: Path) -> None:

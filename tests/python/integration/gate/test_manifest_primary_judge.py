@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import JUDGES, edit_manifest
+from fixtures.releases.hand_built import JUDGES
+from fixtures.releases.writer import edit_manifest
 
 
 def _gate(release: Path, gate: SharedGate, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:

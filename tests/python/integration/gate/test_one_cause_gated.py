@@ -18,7 +18,8 @@ from distressbench import cli
 from distressbench.dbt import compiled, process
 from distressbench.gate.results import quote
 from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import criterion_id, read_table, refresh_manifest, response_id, rewrite_table
+from fixtures.releases.hand_built import criterion_id, response_id
+from fixtures.releases.writer import read_table, refresh_manifest, rewrite_table
 
 
 def _set(release: Path, table: str, column: str, key: str, target: str, value: object) -> None:

@@ -13,7 +13,7 @@ from distressbench import cli
 from distressbench.messages import display_width, one_line, printable
 from distressbench.outputs.show import wrap
 from fixtures.hostile_warehouse import ANSI, BIDI, SCRIPT, WIDE
-from fixtures.release_factory import CLINICIAN_ID, MODEL_IDS, TASK_IDS
+from fixtures.releases.hand_built import CLINICIAN_ID, MODEL_IDS, TASK_IDS
 
 WIDTH = 80
 

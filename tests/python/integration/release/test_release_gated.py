@@ -11,7 +11,7 @@ import pytest
 from distressbench.release import manifest as manifest_module
 from distressbench.release.release import load_release
 from fixtures.gate_fixture import SharedGate
-from fixtures.release_factory import edit_manifest, read_table
+from fixtures.releases.writer import edit_manifest, read_table
 
 
 def test_the_gate_checks_the_release_as_loaded_without_reading_its_files_again(

@@ -1,4 +1,4 @@
-"""Properties of releases drawn from the contract (fixtures/release_strategies.py), cheap
+"""Properties of releases drawn from the contract (fixtures/releases/strategies.py), cheap
 enough for many examples: no dbt process per example. dbt starts once per session to
 compile the models (fixtures/compiled_models.py); each example runs their compiled SQL on
 DuckDB directly.
@@ -23,7 +23,9 @@ from distressbench.gate.run import run_gate
 from distressbench.release.release import load_release
 from fixtures.compiled_models import COMPILED_MARTS, CompiledModels
 from fixtures.independent_metrics import compute
-from fixtures.release_strategies import BROKEN_RULES, ReleaseShape, release_rows, release_shapes, write_release
+from fixtures.releases.shapes import Shape, shape_tables, write_shape_release
+from fixtures.releases.strategies import BROKEN_RULES, drawn_shapes
+from fixtures.releases.writer import write_release
 from fixtures.warehouse_comparison import assert_scores_match
 
 
@@ -41,31 +43,31 @@ def _gate(release: Path, compiled: CompiledModels) -> set[str]:
 
 
 @settings(max_examples=15)
-@given(shape=release_shapes())
+@given(shape=drawn_shapes())
 def test_the_gate_accepts_every_drawn_valid_release(
-    shape: ReleaseShape, compiled_models: CompiledModels, drawn_folder: Path
+    shape: Shape, compiled_models: CompiledModels, drawn_folder: Path
 ) -> None:
-    release = write_release(drawn_folder, release_rows(shape))
+    release = write_shape_release(drawn_folder, shape)
     assert _gate(release, compiled_models) == set()
 
 
 @settings(max_examples=20)
-@given(shape=release_shapes(max_tasks=10), rule=st.sampled_from(sorted(BROKEN_RULES)))
+@given(shape=drawn_shapes(max_tasks=10), rule=st.sampled_from(sorted(BROKEN_RULES)))
 def test_one_broken_rule_is_refused_by_its_check(
-    shape: ReleaseShape, rule: str, compiled_models: CompiledModels, drawn_folder: Path
+    shape: Shape, rule: str, compiled_models: CompiledModels, drawn_folder: Path
 ) -> None:
-    rows = release_rows(shape)
-    BROKEN_RULES[rule](rows)
-    release = write_release(drawn_folder, rows)
+    tables = shape_tables(shape)
+    BROKEN_RULES[rule](tables)
+    release = write_release(drawn_folder, tables, shape.release_id)
     assert rule in _gate(release, compiled_models)
 
 
 @settings(max_examples=40)
-@given(shape=release_shapes())
+@given(shape=drawn_shapes())
 def test_the_verdict_and_score_sql_equals_the_independent_computation(
-    shape: ReleaseShape, compiled_models: CompiledModels, drawn_folder: Path
+    shape: Shape, compiled_models: CompiledModels, drawn_folder: Path
 ) -> None:
-    release = write_release(drawn_folder, release_rows(shape))
+    release = write_shape_release(drawn_folder, shape)
     compiled_models.relink(release)
     compiled_models.run(COMPILED_MARTS)
     with duckdb.connect(str(compiled_models.database), read_only=True) as connection:

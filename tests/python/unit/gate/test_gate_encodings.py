@@ -19,7 +19,8 @@ from distressbench.gate.schemas import check_schemas
 from distressbench.publish.checks import verify_release_unchanged
 from distressbench.release import contract
 from distressbench.release.release import load_release, parquet_columns
-from fixtures.release_factory import build_tables, edit_manifest, make_release, read_table, refresh_manifest
+from fixtures.releases.hand_built import build_tables, make_release
+from fixtures.releases.writer import edit_manifest, read_table, refresh_manifest
 from fixtures.string_encodings import LARGE, WRITERS, Writer, manifest_checks
 
 

@@ -16,11 +16,7 @@ from distressbench import cli
 from distressbench.gate.gx import GxRunner, gx
 from distressbench.release import contract
 from fixtures.gate_runs import FilesRun, assert_fails, fail_lines, run
-from fixtures.release_factory import (
-    edit_manifest,
-    read_table,
-    rewrite_table,
-)
+from fixtures.releases.writer import edit_manifest, read_table, rewrite_table
 
 # --------------------------------------------------------------------------------------
 # the valid release, usage, report

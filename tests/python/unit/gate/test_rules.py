@@ -15,7 +15,7 @@ import pytest
 
 from distressbench import settings
 from distressbench.gate import rules, views
-from fixtures.release_factory import build_tables, criterion_id, response_id
+from fixtures.releases.hand_built import build_tables, criterion_id, response_id
 
 DOCS = settings.PROJECT_ROOT / "docs" / "release-contract.md"
 

@@ -14,7 +14,7 @@ from distressbench.publish.checks import verify_release_unchanged
 from distressbench.publish.stages import StageFailed
 from distressbench.release import contract
 from distressbench.release.release import load_release
-from fixtures.release_factory import edit_manifest, read_table
+from fixtures.releases.writer import edit_manifest, read_table
 
 
 def _sha256(path: Path) -> str:
