@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from distressbench.dbt.process import DbtFailed, DbtProcess
-from distressbench.dbt.relations import staging_model
+from distressbench.dbt.relations import staging_models
 from distressbench.release import contract
 from distressbench.settings import Settings, temporary_folder
 
@@ -159,7 +159,6 @@ def staging_sql(settings: Settings) -> dict[str, CompiledModel]:
     if saved.get("digest") == digest:
         return {name: _model(fields) for name, fields in saved["models"].items()}
     models = _compile_staging(settings, folder)
-    folder.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=folder, prefix=".", delete=False, encoding="utf-8") as file:
         json.dump({"digest": digest, "models": {name: asdict(model) for name, model in models.items()}}, file)
     os.replace(file.name, cache)  # whole: gates of one checkout may compile side by side
@@ -174,10 +173,10 @@ def _model(fields: dict[str, Any]) -> CompiledModel:
 def _compile_staging(settings: Settings, folder: Path) -> dict[str, CompiledModel]:
     with tempfile.TemporaryDirectory(dir=_made(folder), prefix="compile-") as scratch:
         work = Path(scratch)
-        tables = ("manifest", *contract.REQUIRED_TABLES, *contract.OPTIONAL_TABLES)
+        tables = (*contract.REQUIRED_TABLES, *contract.OPTIONAL_TABLES)
         links = _made(work / "release")
-        for table in tables:  # every file there (compiling reads none)
-            (links / (contract.MANIFEST if table == "manifest" else contract.file_name(table))).touch()
+        for name in (contract.MANIFEST, *map(contract.file_name, tables)):  # every file there (compiling reads none)
+            (links / name).touch()
         dbt = DbtProcess.start(
             project=settings.project_dir,
             database=work / GATE_DATABASE,
@@ -188,7 +187,7 @@ def _compile_staging(settings: Settings, folder: Path) -> dict[str, CompiledMode
             memory_limit=settings.memory_limit,
         )
         try:
-            models = compile_models(dbt, work / "target", [staging_model(table) for table in tables])
+            models = compile_models(dbt, work / "target", staging_models(tables))
         finally:
             dbt.stop()
     return models

@@ -3,6 +3,8 @@ each release table, the aggregate of the judge labels, and the marts read outsid
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 STAGING_SCHEMA = "staging"
 INTERMEDIATE_SCHEMA = "intermediate"
 STAGING_PREFIX = "stg_release__"
@@ -18,6 +20,13 @@ def staging_model(table: str) -> str:
     """The dbt model that stages the release table `table` (the judge labels' aggregate for
     the labels)."""
     return JUDGE_LABELS_AGGREGATE if table == "judge_labels" else f"{STAGING_PREFIX}{table}"
+
+
+def staging_models(present: Iterable[str]) -> list[str]:
+    """The models the gate's staging run builds for a release whose files are `present`: the
+    manifest's and each present table's (the judge labels' aggregate for the labels). The
+    staging model of an absent optional table is not among them: the build makes it, empty."""
+    return [staging_model(table) for table in ("manifest", *present)]
 
 
 def staging_relation(table: str) -> str:

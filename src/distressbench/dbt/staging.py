@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,13 +51,6 @@ class StagingResult:
 # -> a function that waits for what was built (the staging runs while the gate imports Great
 # Expectations)
 Staging = Callable[[Path, dict[str, Path], Path | None], Callable[[], StagingResult]]
-
-
-def staging_models(present: Iterable[str]) -> list[str]:
-    """The models the gate's staging run builds for a release whose files are `present`: the
-    manifest's and each present table's (the judge labels' aggregate for the labels). The
-    staging model of an absent optional table is not among them: the build makes it, empty."""
-    return [staging_model(table) for table in ("manifest", *present)]
 
 
 def link_folder(key: Path) -> Path:

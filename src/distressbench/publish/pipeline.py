@@ -42,8 +42,8 @@ import duckdb
 
 from distressbench.dbt.compiled import staging_sql
 from distressbench.dbt.process import DbtFailed, DbtOutcome, DbtProcess, end_leftover
-from distressbench.dbt.relations import HEADLINE_METRICS
-from distressbench.dbt.staging import SqlStaging, link_folder, staging_models
+from distressbench.dbt.relations import HEADLINE_METRICS, staging_models
+from distressbench.dbt.staging import SqlStaging, link_folder
 from distressbench.errors import UsageError
 from distressbench.gate.results import GateReport
 from distressbench.outputs.tables.formatting import interval_level

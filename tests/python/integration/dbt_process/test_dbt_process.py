@@ -16,13 +16,11 @@ import duckdb
 import pytest
 
 from distressbench import cli
-from distressbench.dbt.process import PID_FILE, DbtProcess, end_leftover
-from distressbench.dbt.relations import JUDGE_LABELS_AGGREGATE
-from distressbench.dbt.staging import link_release, staging_models
+from distressbench.dbt.process import PID_FILE, end_leftover
+from distressbench.dbt.relations import JUDGE_LABELS_AGGREGATE, staging_models
 from distressbench.publish.layout import WORK_FOLDER, WarehouseLayout
 from distressbench.release import contract
-from distressbench.settings import Settings
-from fixtures.processes import alive, wait_for
+from fixtures.processes import alive, dbt_on, wait_for
 from fixtures.releases.hand_built import make_release
 
 CLI = [sys.executable, "-m", "distressbench.cli"]
@@ -140,20 +138,6 @@ def test_paths_with_quotes_brackets_and_braces_build_and_publish(
     assert _published_release(warehouse) == "fixture-odd"
 
 
-def _dbt_on(release: Path, folder: Path) -> DbtProcess:
-    """dbt's process building `folder`/building.duckdb, reading `release` through links in `folder`."""
-    link_release(folder / "links", contract.release_files(release), release / contract.MANIFEST)
-    return DbtProcess.start(
-        project=Settings().project_dir,
-        database=folder / "building.duckdb",
-        release_links=folder / "links",
-        log_dir=folder / "dbt",
-        target_dir=folder / "target",
-        threads=1,
-        memory_limit="1GB",
-    )
-
-
 def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
     releases: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,7 +148,7 @@ def test_dbt_in_a_new_folder_parses_from_the_checkouts_latest_parse(
     parsed = []
     for name in ("first", "q'uo[te] {x}"):
         folder = tmp_path / name
-        dbt = _dbt_on(release, folder)
+        dbt = dbt_on(release, folder / "building.duckdb")
         try:
             assert dbt.invoke(["ls", "--select", "stg_release__models"]).success
         finally:
@@ -177,7 +161,7 @@ def test_one_process_runs_a_model_reading_an_ephemeral_one_twice(releases: Path,
     """dbt compiles into the parse it runs on (an ephemeral model's SQL marked as inlined): each
     command after the first parses again, so a second run of the judge labels' aggregate
     (which reads the ephemeral stg_release__judge_labels) inlines it again."""
-    dbt = _dbt_on(releases / "a", tmp_path)
+    dbt = dbt_on(releases / "a", tmp_path / "building.duckdb")
     selected = ["run", "--select", *staging_models(contract.REQUIRED_TABLES)]
     try:
         outcomes = [dbt.invoke(selected) for _ in range(2)]

@@ -14,31 +14,21 @@ import pyarrow.parquet as pq
 import pytest
 
 from distressbench.dbt.compiled import GATE_DATABASE, staging_sql
-from distressbench.dbt.process import DbtProcess
-from distressbench.dbt.relations import JUDGE_LABELS_AGGREGATE, staging_model, staging_relation
-from distressbench.dbt.staging import SqlStaging, StagingResult, link_folder, link_release, staging_models
+from distressbench.dbt.relations import JUDGE_LABELS_AGGREGATE, staging_model, staging_models, staging_relation
+from distressbench.dbt.staging import SqlStaging, StagingResult, link_folder
 from distressbench.release import contract
 from distressbench.settings import Settings
 from distressbench.synth.config import SynthConfig
 from distressbench.synth.generate import write_release
+from fixtures.processes import dbt_on
 
 
 def _dbt_staged(release: Path, folder: Path) -> tuple[Path, dict[str, str]]:
     """dbt's `run` of the release's staging models: its database, and each model's status."""
-    database, links = folder / GATE_DATABASE, link_folder(folder)
-    tables = contract.release_files(release)
-    link_release(links, tables, release / contract.MANIFEST)
-    dbt = DbtProcess.start(
-        project=Settings().project_dir,
-        database=database,
-        release_links=links,
-        log_dir=folder / "dbt",
-        target_dir=folder / "target",
-        threads=1,
-        memory_limit="1GB",
-    )
+    database = folder / GATE_DATABASE
+    dbt = dbt_on(release, database)
     try:
-        outcome = dbt.invoke(["run", "--select", *staging_models(tables)])
+        outcome = dbt.invoke(["run", "--select", *staging_models(contract.release_files(release))])
     finally:
         dbt.stop()
     return database, {node.name: node.status for node in outcome.nodes if node.resource_type == "model"}
