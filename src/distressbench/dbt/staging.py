@@ -30,7 +30,6 @@ from distressbench.settings import temporary_folder
 
 # the release tables the judge labels' aggregate joins the labels with: without them it is not run
 JUDGE_LABELS_JOIN = ("responses", "criteria")
-SKIPPED = "skipped"  # SqlStaging: a model not run, as a model it reads failed
 UNSAFE_CHARACTERS = frozenset("*?[]{}'\"\\")
 
 
@@ -123,26 +122,27 @@ class SqlStaging:
         readable, not_read = _readable(tables, manifest)
         models = self._models()
         running = ThreadPoolExecutor(max_workers=1)
-        failed = running.submit(self._run, models, [staging_model(table) for table in readable])
+        run = running.submit(self._run, models, [staging_model(table) for table in readable])
         running.shutdown(wait=False)
 
         def built() -> StagingResult:
-            errors = failed.result()
+            failed, skipped = run.result()
             unreadable: dict[str, str] = {}
             for table in readable:
-                error = errors.get(staging_model(table))
-                if error == SKIPPED:
+                model = staging_model(table)
+                if model in skipped:
                     not_read.add(table)
-                elif error is not None:
-                    unreadable[table] = _message(error, self._links, release_dir)
+                elif model in failed:
+                    unreadable[table] = _message(failed[model], self._links, release_dir)
             return StagingResult(self._database, self._links, unreadable, frozenset(not_read))
 
         return built
 
-    def _run(self, models: Mapping[str, CompiledModel], names: list[str]) -> dict[str, str]:
-        """Build `names` in dependency order; model -> its error (SKIPPED when a model it
-        reads failed)."""
-        errors: dict[str, str] = {}
+    def _run(self, models: Mapping[str, CompiledModel], names: list[str]) -> tuple[dict[str, str], set[str]]:
+        """Build `names` in dependency order; the models that failed (model -> its error),
+        and those not run because a model they read failed or was not run."""
+        failed: dict[str, str] = {}
+        skipped: set[str] = set()
         config = {
             "file_search_path": str(self._database.parent),  # the SQL reads the release link relative to it
             "memory_limit": self._memory_limit,
@@ -156,16 +156,16 @@ class SqlStaging:
             connection.execute(f'use "{catalog}"')
             for name in dependency_order(models, names):
                 model = models[name]
-                if any(parent in errors for parent in model.parents):
-                    errors[name] = SKIPPED
+                if any(parent in failed or parent in skipped for parent in model.parents):
+                    skipped.add(name)
                     continue
                 try:
                     connection.execute(f"create schema if not exists {model.schema}")
                     for statement in model.statements():
                         connection.execute(statement)
                 except duckdb.Error as error:
-                    errors[name] = str(error)
-        return errors
+                    failed[name] = str(error)
+        return failed, skipped
 
 
 @contextmanager
