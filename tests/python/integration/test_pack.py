@@ -21,6 +21,7 @@ from distressbench.release.manifest import read_manifest
 from fixtures.gate_fixture import SharedGate
 from fixtures.pack_sources import WRITERS, pack_refusals, write_source
 from fixtures.releases.hand_built import build_tables
+from fixtures.spark_cluster import JAVA_OPTIONS
 
 
 def _assert_same_rows(release: Path) -> None:
@@ -55,13 +56,16 @@ def test_pack_reads_a_spark_output_folder(shared_gate: SharedGate, tmp_path: Pat
         import sys
         from pathlib import Path
         from pyspark.sql import SparkSession
-        spark = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
+        builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+        spark = builder.config("spark.driver.extraJavaOptions", sys.argv[3]).getOrCreate()
         for path in sorted(Path(sys.argv[1]).glob("*.parquet")):
             spark.read.parquet(str(path)).repartition(2).write.parquet(str(Path(sys.argv[2]) / path.stem))
         spark.stop()
         """
     )
-    subprocess.run([sys.executable, "-c", script, str(pyarrow_copy), str(source)], check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-c", script, str(pyarrow_copy), str(source), JAVA_OPTIONS], check=True, timeout=600
+    )
     assert list((source / "turns").glob("part-*.parquet")) and (source / "turns" / "_SUCCESS").exists()
     out = tmp_path / "packed"
     pack(source, out)
