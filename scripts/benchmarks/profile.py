@@ -7,7 +7,8 @@ working whatever its stages are called: the time to the first line is the proces
 and the reading of the release (manifest, every file's sha256 and footer); lines of the same
 stage that arrive together (within GROUP_GAP) are one group, one pass of the gate (the
 manifest and file checks, the schemas, a group of value rules run as one validation); the
-time before the first `readable` line is the staging run (the staging tables built).
+time before the first `readable` line is the staging run (the staging tables built in
+DuckDB) and, beside it, the import of Great Expectations, whichever ends last.
 Stage timings the gate reports itself (a `stages` or `timings` object of the JSON report,
 name -> seconds) are printed beside them when present.
 
@@ -34,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # lines of one stage arriving within this many seconds of each other are one group
 GROUP_GAP = 0.02
-# the check the gate records as its staging run ends (one per table read): the time
-# before its group is the staging run's
+# the check the gate records once its staging run has ended and Great Expectations is
+# imported (one per table read): the time before its group is the longer of the two
 STAGING_CHECK = "readable"
 KINDS = {
     "model": "models",
@@ -108,7 +109,7 @@ def gate_groups(lines: list[Line], stage_of: dict[str, str]) -> list[dict[str, A
     for seconds, label, check in checks:
         stage = stage_of.get(label, "?")
         if check == STAGING_CHECK:
-            stage = f"staging (dbt), then {stage}"
+            stage = f"staging run beside the GX import, then {stage}"
         if groups[-1]["stage"] != stage or seconds - previous > GROUP_GAP:
             groups.append({"stage": stage, "names": set(), "checks": 0, "seconds": 0.0})
         group = groups[-1]

@@ -40,7 +40,7 @@ def test_the_gate_is_cut_into_groups_by_stage_and_gap() -> None:
         ("start-up and reading", 0, 1.0),
         ("manifest", 2, 0.01),
         ("schema", 1, 0.01),
-        ("staging (dbt), then values", 2, 8.01),
+        ("staging run beside the GX import, then values", 2, 8.01),
         ("values", 2, 1.01),
         ("values", 1, 2.0),
         ("end", 0, 0.96),
